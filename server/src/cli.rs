@@ -1,0 +1,142 @@
+//! The `pricing` command line (design.md section 3).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+use tokio_postgres::Config;
+
+use crate::cluster::LocalCluster;
+use crate::db;
+use crate::http::{App, AppState};
+use crate::net::Cidr;
+use crate::telemetry::LogFormat;
+
+/// The Model Pricing Service.
+#[derive(Debug, Parser)]
+#[command(name = "pricing", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Log line format (stderr).
+    #[arg(long, global = true, value_enum, default_value_t, env = "PRICING_LOG_FORMAT")]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the REST API (on the embedded default database unless --database-url is given).
+    Serve(ServeArgs),
+    /// Bring the database schema up to date, then exit.
+    Migrate(DatabaseArgs),
+}
+
+#[derive(Debug, Args)]
+struct DatabaseArgs {
+    /// PostgreSQL URL; without it, the embedded cluster in --data-dir is used.
+    #[arg(long, env = "DATABASE_URL")]
+    database_url: Option<String>,
+    /// Where the embedded cluster lives.
+    #[arg(long, env = "PRICING_DATA_DIR", default_value = ".pricing-data")]
+    data_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "PRICING_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: String,
+    #[command(flatten)]
+    database: DatabaseArgs,
+    /// Comma-separated CIDR blocks whose X-Forwarded-For is trusted for the client IP.
+    #[arg(long, env = "PRICING_TRUSTED_PROXIES", value_delimiter = ',')]
+    trusted_proxies: Vec<Cidr>,
+    /// Connections in the request pool.
+    #[arg(long, env = "PRICING_POOL_SIZE", default_value_t = 16)]
+    pool_size: usize,
+}
+
+/// Runs the parsed command.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => {
+            with_database(&args.database, |config| serve(config, &args)).await
+        }
+        Command::Migrate(args) => {
+            with_database(&args, |config| async move {
+                let mut client = db::connect(&config).await?;
+                let report = db::migrate(&mut client).await?;
+                println!(
+                    "migrations applied: {}; schema api {}",
+                    report.migrations_applied,
+                    if report.api_rebuilt { "re-created" } else { "unchanged" }
+                );
+                Ok(())
+            })
+            .await
+        }
+    }
+}
+
+/// Runs `work` against the given database, or against the embedded cluster,
+/// which is stopped afterwards whatever `work` returned.
+async fn with_database<F, Fut>(args: &DatabaseArgs, work: F) -> anyhow::Result<()>
+where
+    F: FnOnce(Config) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    if let Some(url) = &args.database_url {
+        return work(db::parse_url(url)?).await;
+    }
+    let cluster = LocalCluster::start(&args.data_dir).await?;
+    let result = work(cluster.config()).await;
+    let stopped = cluster.stop().await;
+    result.and(stopped)
+}
+
+async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
+    let mut owner = connect_with_retry(&config).await?;
+    db::migrate(&mut owner).await?;
+    let as_of = db::ensure_publish(&owner).await?;
+    drop(owner);
+    tracing::info!(%as_of, "serving publish");
+
+    let pool = db::web_pool(&config, args.pool_size)?;
+    let app = App::bind(&args.listen, AppState::new(pool, args.trusted_proxies.clone())).await?;
+    app.run(shutdown_signal()).await;
+    Ok(())
+}
+
+/// A database that is still starting is waited for (30 s), not failed on.
+async fn connect_with_retry(config: &Config) -> anyhow::Result<tokio_postgres::Client> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        match db::connect(config).await {
+            Ok(client) => return Ok(client),
+            Err(err) if tokio::time::Instant::now() < deadline => {
+                tracing::warn!(error = %format!("{err:#}"), "database not reachable yet; retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(err) => {
+                return Err(err).context("the database stayed unreachable for 30 s; check --database-url");
+            }
+        }
+    }
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = ctrl_c => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = ctrl_c.await;
+        }
+    }
+}

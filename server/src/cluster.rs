@@ -1,0 +1,300 @@
+//! The embedded default database: a private PostgreSQL cluster in the data dir.
+//!
+//! `pricing serve` without a database URL creates the cluster with `initdb` on
+//! first start, starts it with `pg_ctl`, reachable only through a Unix socket in
+//! the data dir, and stops it at exit. A lock file keeps a second server off the
+//! same data dir. A postmaster orphaned by a server that died is stopped and
+//! started afresh, so the service recovers by itself.
+
+use std::fs::{self, File, TryLockError};
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context as _, bail};
+use tokio_postgres::Config;
+
+/// The database the service uses inside the embedded cluster.
+pub const DATABASE: &str = "pricing";
+const SUPERUSER: &str = "postgres";
+/// Unix socket paths are limited to 107 bytes on Linux.
+const MAX_SOCKET_PATH: usize = 100;
+
+/// A running embedded cluster. Call [`LocalCluster::stop`] at exit.
+#[derive(Debug)]
+pub struct LocalCluster {
+    bin_dir: PathBuf,
+    pgdata: PathBuf,
+    socket_dir: PathBuf,
+    run_as: Option<(u32, u32)>,
+    /// Whether `initdb` ran in this start: the database is new.
+    pub created: bool,
+    _lock: File,
+}
+
+impl LocalCluster {
+    /// Creates (first time) and starts the cluster kept in `data_dir`.
+    pub async fn start(data_dir: &Path) -> anyhow::Result<Self> {
+        fs::create_dir_all(data_dir)
+            .with_context(|| format!("creating the data dir {}", data_dir.display()))?;
+        let data_dir = data_dir
+            .canonicalize()
+            .with_context(|| format!("resolving the data dir {}", data_dir.display()))?;
+        let lock = lock_data_dir(&data_dir)?;
+        let bin_dir = find_bin_dir()?;
+        let run_as = unprivileged_user()?;
+        let pgdata = data_dir.join("pg");
+        let socket_dir = data_dir.join("run");
+        if socket_dir.join(".s.PGSQL.5432").as_os_str().len() > MAX_SOCKET_PATH {
+            bail!(
+                "the data dir path {} is too long for a Unix socket; pass a shorter --data-dir",
+                data_dir.display()
+            );
+        }
+        for dir in [&pgdata, &socket_dir] {
+            fs::create_dir_all(dir)?;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+            if let Some((uid, gid)) = run_as {
+                std::os::unix::fs::chown(dir, Some(uid), Some(gid))
+                    .with_context(|| format!("handing {} to the postgres user", dir.display()))?;
+            }
+        }
+        let mut cluster = Self {
+            bin_dir,
+            pgdata,
+            socket_dir,
+            run_as,
+            created: false,
+            _lock: lock,
+        };
+        let bin_dir = cluster.bin_dir.clone();
+        let pgdata = cluster.pgdata.clone();
+        let socket_dir = cluster.socket_dir.clone();
+        tokio::task::spawn_blocking(move || -> anyhow::Result<bool> {
+            let created = init_if_new(&bin_dir, &pgdata, run_as)?;
+            stop_orphan(&bin_dir, &pgdata, run_as);
+            start_postmaster(&bin_dir, &pgdata, &socket_dir, run_as)?;
+            Ok(created)
+        })
+        .await
+        .context("starting the embedded cluster")?
+        .map(|created| cluster.created = created)?;
+        cluster.ensure_database().await?;
+        Ok(cluster)
+    }
+
+    /// Connection settings for the service database, over the Unix socket.
+    pub fn config(&self) -> Config {
+        let mut config = Config::new();
+        config
+            .host_path(&self.socket_dir)
+            .port(5432)
+            .user(SUPERUSER)
+            .dbname(DATABASE);
+        config
+    }
+
+    async fn ensure_database(&self) -> anyhow::Result<()> {
+        let mut admin = self.config();
+        admin.dbname("postgres");
+        let client = crate::db::connect(&admin).await?;
+        let exists = client
+            .query_opt("select from pg_database where datname = $1", &[&DATABASE])
+            .await?
+            .is_some();
+        if !exists {
+            client
+                .batch_execute(&format!("create database {DATABASE}"))
+                .await
+                .context("creating the service database")?;
+        }
+        Ok(())
+    }
+
+    /// Stops the cluster (fast shutdown: open sessions are ended).
+    pub async fn stop(self) -> anyhow::Result<()> {
+        tokio::task::spawn_blocking(move || {
+            let status = pg_command(&self.bin_dir, "pg_ctl", self.run_as)
+                .arg("stop")
+                .arg("-D")
+                .arg(&self.pgdata)
+                .args(["-m", "fast", "-w", "-t", "30"])
+                .stdout(Stdio::null())
+                .status()
+                .context("running pg_ctl stop")?;
+            if !status.success() {
+                bail!("pg_ctl stop failed ({status}); see {}/log", self.pgdata.display());
+            }
+            tracing::info!("embedded PostgreSQL stopped");
+            Ok(())
+        })
+        .await
+        .context("stopping the embedded cluster")?
+    }
+}
+
+fn lock_data_dir(data_dir: &Path) -> anyhow::Result<File> {
+    let path = data_dir.join("pricing.lock");
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => bail!(
+            "another `pricing serve` is already using the data dir {}; stop it first, \
+             or pass a different --data-dir",
+            data_dir.display()
+        ),
+        Err(TryLockError::Error(err)) => {
+            Err(err).with_context(|| format!("locking {}", path.display()))
+        }
+    }
+}
+
+/// Finds `initdb`, `pg_ctl` and `postgres`: on PATH, then via `pg_config --bindir`,
+/// then the newest `/usr/lib/postgresql/*/bin`.
+fn find_bin_dir() -> anyhow::Result<PathBuf> {
+    let has_tools = |dir: &Path| ["initdb", "pg_ctl", "postgres"].iter().all(|t| dir.join(t).is_file());
+    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output()
+        && out.status.success()
+    {
+        candidates.push(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
+    }
+    let mut versioned: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let version = e.file_name().to_str()?.parse::<u32>().ok()?;
+            Some((version, e.path().join("bin")))
+        })
+        .collect();
+    versioned.sort_by(|a, b| b.0.cmp(&a.0));
+    candidates.extend(versioned.into_iter().map(|(_, p)| p));
+    candidates.into_iter().find(|d| has_tools(d)).ok_or_else(|| {
+        anyhow::anyhow!(
+            "no PostgreSQL server binaries found (initdb, pg_ctl, postgres on PATH, via pg_config, \
+             or under /usr/lib/postgresql/*/bin). Install PostgreSQL (Debian/Ubuntu: \
+             `apt-get install postgresql`), or pass --database-url to use an existing database"
+        )
+    })
+}
+
+/// PostgreSQL refuses to run as root: when we are root, run it as `postgres`
+/// (or `nobody`), looked up in /etc/passwd.
+fn unprivileged_user() -> anyhow::Result<Option<(u32, u32)>> {
+    let euid = fs::metadata("/proc/self")
+        .context("reading the process owner")?
+        .uid();
+    if euid != 0 {
+        return Ok(None);
+    }
+    let passwd = fs::read_to_string("/etc/passwd").context("reading /etc/passwd")?;
+    let lookup = |name: &str| {
+        passwd.lines().find_map(|line| {
+            let mut f = line.split(':');
+            (f.next()? == name).then_some(())?;
+            let _password = f.next()?;
+            Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+        })
+    };
+    lookup("postgres")
+        .or_else(|| lookup("nobody"))
+        .map(Some)
+        .ok_or_else(|| anyhow::anyhow!("running as root, and no `postgres` or `nobody` user to run PostgreSQL as; create one or run as another user"))
+}
+
+fn pg_command(bin_dir: &Path, tool: &str, run_as: Option<(u32, u32)>) -> Command {
+    let mut cmd = Command::new(bin_dir.join(tool));
+    // The postmaster gets its own process group: a Ctrl-C at the terminal reaches
+    // the server, which then stops the cluster in order.
+    cmd.process_group(0).env("LC_ALL", "C").env_remove("PGDATA");
+    if let Some((uid, gid)) = run_as {
+        cmd.uid(uid).gid(gid);
+    }
+    cmd
+}
+
+fn init_if_new(bin_dir: &Path, pgdata: &Path, run_as: Option<(u32, u32)>) -> anyhow::Result<bool> {
+    if pgdata.join("PG_VERSION").exists() {
+        return Ok(false);
+    }
+    tracing::info!(pgdata = %pgdata.display(), "creating the embedded PostgreSQL cluster (initdb)");
+    let out = pg_command(bin_dir, "initdb", run_as)
+        .arg("-D")
+        .arg(pgdata)
+        .args(["-U", SUPERUSER, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"])
+        .output()
+        .context("running initdb")?;
+    if !out.status.success() {
+        bail!("initdb failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(true)
+}
+
+/// We hold the data-dir lock, so a postmaster still running here was left by a
+/// server that died: stop it before starting our own.
+fn stop_orphan(bin_dir: &Path, pgdata: &Path, run_as: Option<(u32, u32)>) {
+    if !pgdata.join("postmaster.pid").exists() {
+        return;
+    }
+    let running = pg_command(bin_dir, "pg_ctl", run_as)
+        .arg("status")
+        .arg("-D")
+        .arg(pgdata)
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if running {
+        tracing::warn!("stopping a PostgreSQL left running by an earlier server");
+        let _ = pg_command(bin_dir, "pg_ctl", run_as)
+            .arg("stop")
+            .arg("-D")
+            .arg(pgdata)
+            .args(["-m", "fast", "-w"])
+            .stdout(Stdio::null())
+            .status();
+    }
+}
+
+fn start_postmaster(
+    bin_dir: &Path,
+    pgdata: &Path,
+    socket_dir: &Path,
+    run_as: Option<(u32, u32)>,
+) -> anyhow::Result<()> {
+    let options = format!(
+        "-c listen_addresses='' -c unix_socket_directories='{}' -c unix_socket_permissions=0700 \
+         -c port=5432 -c logging_collector=off",
+        socket_dir.display()
+    );
+    let log = pgdata.join("server.log");
+    let out = pg_command(bin_dir, "pg_ctl", run_as)
+        .arg("start")
+        .arg("-D")
+        .arg(pgdata)
+        .arg("-l")
+        .arg(&log)
+        .args(["-w", "-t", "60", "-o", &options])
+        .stdin(Stdio::null())
+        .output()
+        .context("running pg_ctl start")?;
+    if !out.status.success() {
+        let tail = fs::read_to_string(&log).unwrap_or_default();
+        let tail: Vec<&str> = tail.lines().rev().take(8).collect();
+        bail!(
+            "PostgreSQL did not start: {}\n{}",
+            String::from_utf8_lossy(&out.stderr).trim(),
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+    tracing::info!(socket_dir = %socket_dir.display(), "embedded PostgreSQL started");
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! Database access: the request pool (role `pricing_web`) and the migrator.
+//!
+//! `migrate` runs the versioned migrations of `migrations/` (refinery), then
+//! re-creates schema `api` from `sql/` in one transaction when the hash of those
+//! files changed, all under an advisory lock so that concurrent starts are safe.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+use tokio_postgres::{Client, Config, NoTls};
+
+mod embedded {
+    refinery::embed_migrations!("../migrations");
+}
+
+/// The files of schema `api`, in the order they are applied.
+const API_SQL: &[(&str, &str)] = &[
+    ("00_schema.sql", include_str!("../../sql/00_schema.sql")),
+    ("10_publish_info.sql", include_str!("../../sql/10_publish_info.sql")),
+    ("20_health.sql", include_str!("../../sql/20_health.sql")),
+    ("99_grants.sql", include_str!("../../sql/99_grants.sql")),
+];
+
+/// Arbitrary constant naming the migration lock for `pg_advisory_lock`.
+const MIGRATION_LOCK: i64 = 0x7072_6963_696e_67; // "pricing"
+
+/// How long a request may wait for a connection or for a new one to be made:
+/// short, so that an unreachable database becomes a prompt 503, not a hang.
+const POOL_TIMEOUT: Duration = Duration::from_millis(700);
+
+/// Parses a `postgres://` URL or a libpq key=value string.
+pub fn parse_url(url: &str) -> anyhow::Result<Config> {
+    url.parse::<Config>()
+        .with_context(|| "the database URL is not valid (expected postgres://user:pass@host:port/dbname)")
+}
+
+/// The pool the HTTP server uses. Its connections run as role `pricing_web`,
+/// which can reach schema `api` only, with a statement timeout.
+pub fn web_pool(config: &Config, max_size: usize) -> anyhow::Result<Pool> {
+    let mut config = config.clone();
+    config
+        .options("-c role=pricing_web -c statement_timeout=5s")
+        .application_name("pricing-serve")
+        .connect_timeout(POOL_TIMEOUT);
+    let manager = Manager::from_config(
+        config,
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    Pool::builder(manager)
+        .max_size(max_size)
+        .runtime(Runtime::Tokio1)
+        .wait_timeout(Some(POOL_TIMEOUT))
+        .create_timeout(Some(POOL_TIMEOUT))
+        .recycle_timeout(Some(POOL_TIMEOUT))
+        .build()
+        .context("building the connection pool")
+}
+
+/// Opens one owner connection (for migrations and publishing).
+pub async fn connect(config: &Config) -> anyhow::Result<Client> {
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .context("connecting to PostgreSQL")?;
+    tokio::spawn(async move {
+        if let Err(err) = connection.await {
+            tracing::warn!(error = %err, "database connection closed with an error");
+        }
+    });
+    Ok(client)
+}
+
+/// What `migrate` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MigrateReport {
+    /// Versioned migrations applied by this run.
+    pub migrations_applied: usize,
+    /// Whether schema `api` was re-created (false: `sql/` unchanged).
+    pub api_rebuilt: bool,
+}
+
+/// Brings the database to the current schema. Safe to run concurrently.
+pub async fn migrate(client: &mut Client) -> anyhow::Result<MigrateReport> {
+    client
+        .execute("select pg_advisory_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .context("taking the migration lock")?;
+    let result = migrate_locked(client).await;
+    // Unlock even after a failure; a lost connection releases it anyway.
+    let _ = client
+        .execute("select pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
+        .await;
+    result
+}
+
+async fn migrate_locked(client: &mut Client) -> anyhow::Result<MigrateReport> {
+    let report = embedded::migrations::runner()
+        .run_async(client)
+        .await
+        .context("running the versioned migrations")?;
+    let migrations_applied = report.applied_migrations().len();
+
+    let hash = api_sql_hash();
+    let current: Option<String> = client
+        .query_opt("select sha256 from pricing.api_schema_state", &[])
+        .await?
+        .map(|row| row.get(0));
+    if current.as_deref() == Some(hash.as_str()) {
+        return Ok(MigrateReport {
+            migrations_applied,
+            api_rebuilt: false,
+        });
+    }
+    let tx = client.transaction().await?;
+    tx.batch_execute("drop schema if exists api cascade").await?;
+    for (name, body) in API_SQL {
+        tx.batch_execute(body)
+            .await
+            .with_context(|| format!("applying sql/{name}"))?;
+    }
+    tx.execute(
+        "insert into pricing.api_schema_state (sha256) values ($1)
+         on conflict (singleton) do update set sha256 = excluded.sha256, applied_at = now()",
+        &[&hash],
+    )
+    .await?;
+    tx.commit().await?;
+    tracing::info!(sha256 = %&hash[..12], "schema api re-created from sql/");
+    Ok(MigrateReport {
+        migrations_applied,
+        api_rebuilt: true,
+    })
+}
+
+fn api_sql_hash() -> String {
+    let mut hasher = Sha256::new();
+    for (name, body) in API_SQL {
+        hasher.update(name.as_bytes());
+        hasher.update([0]);
+        hasher.update(body.as_bytes());
+        hasher.update([0]);
+    }
+    hex::encode(hasher.finalize())
+}
+
+/// Records an empty publish when nothing was ever published, so that the
+/// service always has an `as_of` to serve. Returns the served publish time.
+pub async fn ensure_publish(client: &Client) -> anyhow::Result<OffsetDateTime> {
+    let row = client
+        .query_one(
+            "with existing as (select as_of from pricing.publishes order by id desc limit 1),
+                  inserted as (
+                      insert into pricing.publishes (as_of, summary)
+                      select date_trunc('second', now()), '{\"empty\": true}'::jsonb
+                      where not exists (select from existing)
+                      on conflict (as_of) do nothing
+                      returning as_of)
+             select as_of from existing union all select as_of from inserted",
+            &[],
+        )
+        .await
+        .context("recording the initial publish")?;
+    Ok(row.get(0))
+}
+
+/// Calls `api.health()`: the time of the served publish, if any.
+pub async fn health(pool: &Pool) -> anyhow::Result<Option<OffsetDateTime>> {
+    let client = pool.get().await?;
+    let row = client
+        .query_one("select as_of from api.health()", &[])
+        .await?;
+    Ok(row.get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_sql_files_are_listed_in_order_and_hash_stably() {
+        let names: Vec<_> = API_SQL.iter().map(|(n, _)| *n).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted, "sql/ files must be applied in file-name order");
+        assert_eq!(api_sql_hash(), api_sql_hash());
+        assert_eq!(api_sql_hash().len(), 64);
+    }
+
+    #[test]
+    fn every_file_in_sql_dir_is_applied() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../sql");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .expect("sql/ exists")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".sql"))
+            .collect();
+        on_disk.sort();
+        let listed: Vec<String> = API_SQL.iter().map(|(n, _)| (*n).to_owned()).collect();
+        assert_eq!(on_disk, listed, "list every sql/ file in API_SQL");
+    }
+}

@@ -1,0 +1,48 @@
+//! `GET /api/v1/health` (readiness: database reachable, last publish) and
+//! `GET /healthz` (liveness: the process answers). Neither needs a key or counts
+//! against a quota.
+
+use std::time::Duration;
+
+use salvo::http::StatusCode;
+use salvo::prelude::*;
+use serde_json::json;
+use time::format_description::well_known::Rfc3339;
+
+use super::state;
+
+/// The whole health check, connection included, must finish within this.
+const HEALTH_TIMEOUT: Duration = Duration::from_millis(800);
+
+#[handler]
+pub(super) async fn health(depot: &mut Depot, res: &mut Response) {
+    let pool = &state(depot).pool;
+    match tokio::time::timeout(HEALTH_TIMEOUT, crate::db::health(pool)).await {
+        Ok(Ok(as_of)) => {
+            let as_of = as_of.and_then(|t| t.format(&Rfc3339).ok());
+            res.render(Json(json!({"status": "ok", "db": "ok", "as_of": as_of})));
+        }
+        outcome => {
+            let reason = match outcome {
+                Ok(Err(err)) => format!("{err:#}"),
+                _ => "timed out".to_owned(),
+            };
+            tracing::warn!(%reason, "health: database unreachable");
+            res.status_code(StatusCode::SERVICE_UNAVAILABLE);
+            res.render(Json(json!({"status": "unavailable", "db": "unreachable", "as_of": null})));
+        }
+    }
+}
+
+#[handler]
+pub(super) async fn healthz(depot: &mut Depot, res: &mut Response) {
+    let state = state(depot);
+    let pool = state.pool.status();
+    res.render(Json(json!({
+        "status": "ok",
+        "service": "pricing",
+        "version": env!("CARGO_PKG_VERSION"),
+        "uptime_seconds": state.started.elapsed().as_secs(),
+        "pool": {"size": pool.size, "available": pool.available, "waiting": pool.waiting},
+    })));
+}

@@ -1,0 +1,176 @@
+//! The HTTP server: routes, shared state, access log and error catcher.
+
+mod health;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use deadpool_postgres::Pool;
+use salvo::catcher::Catcher;
+use salvo::conn::tcp::TcpAcceptor;
+use salvo::http::StatusCode;
+use salvo::prelude::*;
+
+use crate::error::{ApiError, ErrorCode};
+use crate::net::{Cidr, client_ip};
+
+/// What every handler can reach, injected into the depot.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pool: Pool,
+    started: Instant,
+    trusted_proxies: Arc<[Cidr]>,
+}
+
+impl AppState {
+    /// State over a pool of `pricing_web` connections.
+    pub fn new(pool: Pool, trusted_proxies: Vec<Cidr>) -> Self {
+        Self {
+            pool,
+            started: Instant::now(),
+            trusted_proxies: trusted_proxies.into(),
+        }
+    }
+}
+
+/// A bound, not yet running, server.
+#[derive(Debug)]
+pub struct App {
+    acceptor: TcpAcceptor,
+    addr: SocketAddr,
+    state: AppState,
+}
+
+impl App {
+    /// Binds `listen` (use port 0 for any free port).
+    pub async fn bind(listen: &str, state: AppState) -> anyhow::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("listening on {listen}"))?;
+        let addr = listener.local_addr()?;
+        let acceptor = TcpAcceptor::try_from(listener)?;
+        Ok(Self {
+            acceptor,
+            addr,
+            state,
+        })
+    }
+
+    /// The address actually bound.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Serves until `shutdown` completes, then drains in-flight requests (10 s at most).
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) {
+        let server = Server::new(self.acceptor);
+        let handle = server.handle();
+        tokio::spawn(async move {
+            shutdown.await;
+            tracing::info!("shutting down: finishing in-flight requests");
+            handle.stop_graceful(Some(Duration::from_secs(10)));
+        });
+        tracing::info!(addr = %self.addr, "serving");
+        server.serve(service(self.state)).await;
+    }
+}
+
+/// The whole service: routes, state and the JSON error catcher.
+pub fn service(state: AppState) -> Service {
+    let router = Router::new()
+        .hoop(affix_state::inject(state))
+        .hoop(access_log)
+        .push(Router::with_path("healthz").get(health::healthz))
+        .push(Router::with_path("api/v1/health").get(health::health));
+    Service::new(router).catcher(Catcher::new(json_errors))
+}
+
+fn state(depot: &Depot) -> &AppState {
+    // Injected by the router's first hoop for every request.
+    depot
+        .get_typed::<AppState>()
+        .unwrap_or_else(|_| unreachable!("AppState is injected for every route"))
+}
+
+/// Logs one line per request; the `key` query parameter never reaches the log.
+#[handler]
+async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
+    let started = Instant::now();
+    ctrl.call_next(req, depot, res).await;
+    let peer = req
+        .remote_addr()
+        .as_ipv4()
+        .map(|a| (*a.ip()).into())
+        .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()));
+    let client = peer.map(|peer| {
+        let forwarded = req.header::<String>("x-forwarded-for");
+        client_ip(peer, forwarded.as_deref(), &state(depot).trusted_proxies)
+    });
+    let query = redact_query(req.uri().query().unwrap_or(""));
+    tracing::info!(
+        method = %req.method(),
+        path = %req.uri().path(),
+        query = %query,
+        status = res.status_code.unwrap_or(StatusCode::OK).as_u16(),
+        micros = started.elapsed().as_micros() as u64,
+        client = ?client,
+        "request"
+    );
+}
+
+/// Replaces the value of every `key` parameter with `REDACTED`.
+fn redact_query(query: &str) -> String {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if name == "key" => "key=REDACTED",
+            _ => pair,
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Renders statuses no handler wrote a body for (unknown path, wrong method) as
+/// the spec's error object.
+#[handler]
+async fn json_errors(req: &Request, res: &mut Response, ctrl: &mut FlowCtrl) {
+    let status = res.status_code.unwrap_or(StatusCode::NOT_FOUND);
+    let error = match status {
+        StatusCode::NOT_FOUND => ApiError::new(
+            ErrorCode::NotFound,
+            format!("no such path: {}", req.uri().path()),
+            "see GET /api/v1/openapi.json for the paths this service serves",
+        ),
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::new(
+            ErrorCode::MethodNotAllowed,
+            format!("{} is not allowed on {}", req.method(), req.uri().path()),
+            "use GET (or POST for /api/v1/estimate)",
+        ),
+        _ if status.is_server_error() => ApiError::new(
+            ErrorCode::Internal,
+            "the service failed to answer this request",
+            "retry; if it keeps failing, report it with the request URL",
+        ),
+        _ => return,
+    };
+    error.render(res);
+    ctrl.skip_rest();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_query;
+
+    #[test]
+    fn key_parameters_are_redacted_from_logged_queries() {
+        assert_eq!(
+            redact_query("limit=5&key=pr_live_secret&keyword=x"),
+            "limit=5&key=REDACTED&keyword=x"
+        );
+        assert_eq!(redact_query(""), "");
+    }
+}

@@ -1,0 +1,15 @@
+//! The Model Pricing Service: a read-only JSON API over published pricing data.
+//!
+//! The database does the heavy lifting (schema `api`, see `sql/`); this crate is
+//! the thin layer around it: configuration, the embedded PostgreSQL cluster,
+//! migrations, and the HTTP server.
+
+pub mod cli;
+pub mod cluster;
+pub mod db;
+pub mod error;
+pub mod http;
+pub mod net;
+pub mod telemetry;
+
+pub use http::App;

@@ -1,0 +1,12 @@
+-- api.current_publish(): the publish being served.
+-- Returns one row (id, as_of), or no row while nothing has been published.
+create function api.current_publish()
+returns table (id bigint, as_of timestamptz)
+language sql stable security definer
+set search_path = pricing, pg_temp
+as $$
+    select p.id, p.as_of
+    from pricing.publishes as p
+    order by p.id desc
+    limit 1
+$$;

@@ -1,0 +1,9 @@
+-- api.health(): readiness probe. Always one row: as_of is the time of the last
+-- publish, or null before the first one. Touches no table beyond publishes.
+create function api.health()
+returns table (as_of timestamptz)
+language sql stable security definer
+set search_path = pricing, pg_temp
+as $$
+    select (select cp.as_of from api.current_publish() as cp)
+$$;
