@@ -215,7 +215,7 @@ impl fmt::Display for Thousands {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let digits = self.0.to_string();
         for (i, digit) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 f.write_str(",")?;
             }
             write!(f, "{digit}")?;
@@ -276,8 +276,8 @@ impl Assumptions {
     /// Adds `assumption` when `condition` holds.
     #[inline]
     pub(crate) fn add_if(&mut self, condition: bool, assumption: Assumption) {
-        if condition && let Some(flag) = assumption.flag() {
-            self.price_flags |= flag;
+        if condition {
+            self.insert(assumption);
         }
     }
 
@@ -364,7 +364,10 @@ mod tests {
         assert_eq!(Thousands(999).to_string(), "999");
         assert_eq!(Thousands(1_000).to_string(), "1,000");
         assert_eq!(Thousands(1_234_567).to_string(), "1,234,567");
-        assert_eq!(Thousands(u64::MAX).to_string(), "18,446,744,073,709,551,615");
+        assert_eq!(
+            Thousands(u64::MAX).to_string(),
+            "18,446,744,073,709,551,615"
+        );
     }
 
     #[test]

@@ -1,21 +1,4 @@
 //! Pricing a resolved workload against one model's prices.
-//!
-//! The traffic is billed in six buckets: standard and batch share, each split into uncached
-//! input, cached input and output. Each bucket is billed at one effective price:
-//!
-//! | bucket | effective price per 1M tokens |
-//! |---|---|
-//! | uncached input | `input` |
-//! | cached input | `min(cached_input ?? input, input)` |
-//! | output | `output` |
-//! | batch uncached input | `min(batch_input ?? input, input)` |
-//! | batch cached input | `min(batch_cached_input ?? cap, cap)`, `cap = min(cached, batch input)` |
-//! | batch output | `min(batch_output ?? output, output)` |
-//!
-//! A missing discount price falls back to the price it would discount, and a discount price
-//! above that price (bad data) is capped at it. So caching and batch never raise the cost and
-//! never get a discount that was not published; every fallback or cap is listed in the
-//! estimate's [`Assumptions`].
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -284,7 +267,25 @@ pub struct CostEstimate {
 
 /// Estimates the monthly cost of `workload` for one model.
 ///
-/// Allocation-free; costs are exact (see the crate docs for the limits of exactness).
+/// The traffic is billed in six buckets: the standard and the batch share, each split into
+/// uncached input, cached input and output. Each bucket is billed at one effective price:
+///
+/// | bucket | effective price per 1M tokens |
+/// |---|---|
+/// | uncached input | `input` |
+/// | cached input | `min(cached_input ?? input, input)` |
+/// | output | `output` |
+/// | batch uncached input | `min(batch_input ?? input, input)` |
+/// | batch cached input | `min(batch_cached_input ?? cap, cap)` with `cap = min(cached, batch uncached)` |
+/// | batch output | `min(batch_output ?? output, output)` |
+///
+/// A missing discount price falls back to the price it would discount, and a discount price
+/// above that price (bad data) is capped at it. So caching and batch never raise the cost and
+/// never get a discount that was not published; each fallback or cap that touched a bucket with
+/// tokens in it is listed in the estimate's [`Assumptions`].
+///
+/// Allocation-free; costs are exact (see the crate docs for the limits of exactness). Fails
+/// only on bad price data: a negative price, or a price so large the cost overflows.
 pub fn estimate(
     workload: &ResolvedWorkload,
     prices: &ModelPrices,
@@ -429,4 +430,349 @@ pub fn sort_by_total_cost<T, K: Ord + ?Sized>(
 /// Orders two estimates by exact total cost (for callers that sort their own way).
 pub fn cmp_total_cost(a: &CostEstimate, b: &CostEstimate) -> Ordering {
     a.cost_per_month.total.cmp(&b.cost_per_month.total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::Preset;
+    use crate::workload::Workload;
+
+    fn dec(text: &str) -> Decimal {
+        text.parse().expect("valid decimal")
+    }
+
+    /// 1M input and 1M output tokens a month: costs read directly as prices.
+    fn million(cache: &str, batch: &str) -> ResolvedWorkload {
+        Workload::from_volumes(1_000, 1_000, 1_000)
+            .with_cache_hit_rate(dec(cache))
+            .with_batch_share(dec(batch))
+            .validate()
+            .expect("valid workload")
+    }
+
+    fn prices(input: &str, output: &str) -> ModelPrices {
+        ModelPrices::new(dec(input), dec(output))
+    }
+
+    fn listed(estimate: &CostEstimate) -> Vec<Assumption> {
+        estimate.assumptions.iter().collect()
+    }
+
+    fn assert_identities(e: &CostEstimate) {
+        let c = e.cost_per_month;
+        assert_eq!(c.total, c.input + c.cached_input + c.output);
+        assert_eq!(c.total, c.standard_traffic + c.batch_traffic);
+    }
+
+    #[test]
+    fn standard_traffic_is_tokens_times_price() {
+        let e = estimate(&million("0", "0"), &prices("3", "15")).expect("estimate");
+        let c = e.cost_per_month;
+        assert_eq!(
+            (c.input, c.cached_input, c.output, c.total),
+            (dec("3"), dec("0"), dec("15"), dec("18"))
+        );
+        assert_eq!((c.standard_traffic, c.batch_traffic), (dec("18"), dec("0")));
+        assert!(e.assumptions.is_empty());
+        assert_identities(&e);
+    }
+
+    #[test]
+    fn cached_tokens_use_the_cached_price() {
+        let e = estimate(
+            &million("0.25", "0"),
+            &prices("4", "10").with_cached_input(dec("0.4")),
+        )
+        .expect("estimate");
+        let c = e.cost_per_month;
+        assert_eq!(c.input, dec("3")); // 0.75M × $4
+        assert_eq!(c.cached_input, dec("0.1")); // 0.25M × $0.40
+        assert_eq!(c.total, dec("13.1"));
+        assert!(e.assumptions.is_empty());
+        assert_identities(&e);
+    }
+
+    #[test]
+    fn without_a_cached_price_cached_tokens_cost_the_input_price() {
+        let e = estimate(&million("0.25", "0"), &prices("4", "10")).expect("estimate");
+        assert_eq!(e.cost_per_month.cached_input, dec("1")); // 0.25M × $4
+        assert_eq!(e.cost_per_month.total, dec("14"));
+        assert_eq!(e.applied_prices.cached_input, dec("4"));
+        assert_eq!(listed(&e), [Assumption::NoCachedInputPrice]);
+    }
+
+    #[test]
+    fn a_cached_price_above_the_input_price_is_capped() {
+        let e = estimate(
+            &million("0.5", "0"),
+            &prices("2", "8").with_cached_input(dec("2.5")),
+        )
+        .expect("estimate");
+        assert_eq!(e.cost_per_month.total, dec("10")); // as if nothing were cached
+        assert_eq!(listed(&e), [Assumption::CachedInputPriceCapped]);
+    }
+
+    #[test]
+    fn cached_price_gaps_are_not_mentioned_without_caching() {
+        let e = estimate(&million("0", "0"), &prices("2", "8")).expect("estimate");
+        assert!(e.assumptions.is_empty());
+    }
+
+    #[test]
+    fn the_batch_share_uses_batch_prices() {
+        let e = estimate(
+            &million("0", "0.5"),
+            &prices("2", "8").with_batch(dec("1"), dec("4")),
+        )
+        .expect("estimate");
+        let c = e.cost_per_month;
+        // standard: 0.5M × $2 + 0.5M × $8 = $5; batch: 0.5M × $1 + 0.5M × $4 = $2.50
+        assert_eq!(c.standard_traffic, dec("5"));
+        assert_eq!(c.batch_traffic, dec("2.5"));
+        assert_eq!(c.input, dec("1.5"));
+        assert_eq!(c.output, dec("6"));
+        assert_eq!(c.total, dec("7.5"));
+        assert!(e.assumptions.is_empty());
+        assert_identities(&e);
+    }
+
+    #[test]
+    fn without_batch_prices_the_batch_share_costs_standard_prices() {
+        let e = estimate(&million("0", "0.5"), &prices("2", "8")).expect("estimate");
+        assert_eq!(e.cost_per_month.total, dec("10"));
+        assert_eq!(e.cost_per_month.batch_traffic, dec("5"));
+        assert_eq!(listed(&e), [Assumption::NoBatchPrice]);
+    }
+
+    #[test]
+    fn a_missing_batch_output_price_falls_back_alone() {
+        let mut p = prices("2", "8");
+        p.batch_input = Some(dec("1"));
+        let e = estimate(&million("0", "1"), &p).expect("estimate");
+        assert_eq!(e.cost_per_month.total, dec("9")); // 1M × $1 + 1M × $8
+        assert_eq!(e.cost_per_month.standard_traffic, dec("0"));
+        assert_eq!(listed(&e), [Assumption::NoBatchOutputPrice]);
+
+        let mut p = prices("2", "8");
+        p.batch_output = Some(dec("4"));
+        let e = estimate(&million("0", "1"), &p).expect("estimate");
+        assert_eq!(e.cost_per_month.total, dec("6"));
+        assert_eq!(listed(&e), [Assumption::NoBatchInputPrice]);
+    }
+
+    #[test]
+    fn batch_prices_above_standard_are_capped() {
+        let e = estimate(
+            &million("0", "1"),
+            &prices("2", "8").with_batch(dec("3"), dec("9")),
+        )
+        .expect("estimate");
+        assert_eq!(e.cost_per_month.total, dec("10"));
+        assert_eq!(
+            listed(&e),
+            [
+                Assumption::BatchInputPriceCapped,
+                Assumption::BatchOutputPriceCapped
+            ]
+        );
+    }
+
+    #[test]
+    fn batch_cached_tokens_use_the_batch_cached_price() {
+        let p = prices("2", "8")
+            .with_cached_input(dec("0.2"))
+            .with_batch(dec("1"), dec("4"))
+            .with_batch_cached_input(dec("0.1"));
+        let e = estimate(&million("0.5", "1"), &p).expect("estimate");
+        let c = e.cost_per_month;
+        assert_eq!(c.input, dec("0.5")); // 0.5M × $1
+        assert_eq!(c.cached_input, dec("0.05")); // 0.5M × $0.10
+        assert_eq!(c.output, dec("4"));
+        assert_eq!(c.batch_traffic, c.total);
+        assert!(e.assumptions.is_empty());
+        assert_identities(&e);
+    }
+
+    #[test]
+    fn without_a_batch_cached_price_the_lower_of_cached_and_batch_input_applies() {
+        let p = prices("2", "8")
+            .with_cached_input(dec("0.2"))
+            .with_batch(dec("1"), dec("4"));
+        let e = estimate(&million("0.5", "1"), &p).expect("estimate");
+        assert_eq!(e.applied_prices.batch_cached_input, dec("0.2"));
+        assert_eq!(e.cost_per_month.cached_input, dec("0.1"));
+        assert_eq!(listed(&e), [Assumption::NoBatchCachedInputPrice]);
+
+        // No cached price at all: the batch input price is the lower one.
+        let p = prices("2", "8").with_batch(dec("1"), dec("4"));
+        let e = estimate(&million("0.5", "1"), &p).expect("estimate");
+        assert_eq!(e.applied_prices.batch_cached_input, dec("1"));
+        assert_eq!(
+            listed(&e),
+            [
+                Assumption::NoCachedInputPrice,
+                Assumption::NoBatchCachedInputPrice
+            ]
+        );
+    }
+
+    #[test]
+    fn a_batch_cached_price_above_its_cap_is_capped() {
+        let p = prices("2", "8")
+            .with_cached_input(dec("0.2"))
+            .with_batch(dec("1"), dec("4"))
+            .with_batch_cached_input(dec("0.5"));
+        let e = estimate(&million("1", "1"), &p).expect("estimate");
+        assert_eq!(e.applied_prices.batch_cached_input, dec("0.2"));
+        assert_eq!(listed(&e), [Assumption::BatchCachedInputPriceCapped]);
+    }
+
+    #[test]
+    fn without_any_batch_price_batch_cached_tokens_cost_the_cached_price() {
+        let p = prices("2", "8").with_cached_input(dec("0.2"));
+        let e = estimate(&million("1", "1"), &p).expect("estimate");
+        assert_eq!(e.applied_prices.batch_cached_input, dec("0.2"));
+        assert_eq!(e.cost_per_month.total, dec("8.2"));
+        assert_eq!(listed(&e), [Assumption::NoBatchPrice]);
+    }
+
+    #[test]
+    fn the_preset_assumption_comes_first() {
+        let w = Workload::from_preset(1, Preset::Summarization)
+            .with_batch_share(dec("0.1"))
+            .validate()
+            .expect("valid");
+        let e = estimate(&w, &prices("1", "1")).expect("estimate");
+        assert_eq!(
+            listed(&e),
+            [
+                Assumption::PresetVolumes(Preset::Summarization),
+                Assumption::NoBatchPrice
+            ]
+        );
+    }
+
+    #[test]
+    fn negative_prices_are_rejected_by_field() {
+        let err = estimate(&million("0", "0"), &prices("-1", "1")).expect_err("negative");
+        assert_eq!(
+            err,
+            EstimateError::NegativePrice {
+                field: PriceField::Input,
+                value: dec("-1")
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "price `input` must be >= 0 USD per 1M tokens, got -1"
+        );
+        let err = estimate(
+            &million("0", "0"),
+            &prices("1", "1").with_batch_cached_input(dec("-0.01")),
+        )
+        .expect_err("negative");
+        assert_eq!(
+            err,
+            EstimateError::NegativePrice {
+                field: PriceField::BatchCachedInput,
+                value: dec("-0.01")
+            }
+        );
+    }
+
+    #[test]
+    fn free_models_cost_nothing_even_with_negative_zero() {
+        let e = estimate(&million("0.5", "0.5"), &prices("-0", "0")).expect("estimate");
+        assert!(e.cost_per_month.total.is_zero());
+        assert_eq!(crate::format_money(e.cost_per_month.total), "0.000000");
+    }
+
+    #[test]
+    fn an_absurd_price_overflows_with_an_error() {
+        let w = Workload::from_volumes(1_000_000_000, 1_000_000_000, 1)
+            .validate()
+            .expect("valid");
+        let err =
+            estimate(&w, &ModelPrices::new(Decimal::MAX, Decimal::ZERO)).expect_err("overflow");
+        assert_eq!(err, EstimateError::CostOverflow);
+    }
+
+    #[test]
+    fn many_models_keep_their_order_and_sort_by_total() {
+        let w = million("0", "0");
+        let models = [prices("3", "3"), prices("-1", "1"), prices("1", "1")];
+        let results = estimate_many(&w, &models);
+        assert_eq!(results.len(), 3);
+        assert!(results[1].is_err());
+        let mut rows: Vec<(String, CostEstimate)> = ["x", "y", "z"]
+            .into_iter()
+            .zip(results)
+            .filter_map(|(id, r)| r.ok().map(|e| (id.to_owned(), e)))
+            .collect();
+        rows.push(("w".to_owned(), rows[0].1));
+        sort_by_total_cost(&mut rows, |(_, e)| e, |(id, _)| id.as_str());
+        let ids: Vec<_> = rows.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["z", "w", "x"]);
+    }
+
+    #[test]
+    fn an_estimate_serializes_with_fixed_scale_money_and_exact_volumes() {
+        let w = Workload::from_volumes(3, 1_000, 100)
+            .with_cache_hit_rate(dec("0.333"))
+            .validate()
+            .expect("valid");
+        let e =
+            estimate(&w, &prices("0.15", "0.6").with_cached_input(dec("0.075"))).expect("estimate");
+        let json = serde_json::to_value(e).expect("serializes");
+        // uncached 2,001 × 0.15 / 1M = 0.00030015; cached 999 × 0.075 / 1M = 0.000074925;
+        // output 300 × 0.6 / 1M = 0.00018; total 0.000555075.
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "tokens_per_month": {
+                    "input": "3000",
+                    "uncached_input": "2001",
+                    "cached_input": "999",
+                    "output": "300",
+                    "batch_input": "0",
+                    "batch_output": "0",
+                },
+                "cost_per_month": {
+                    "input": "0.000300",
+                    "cached_input": "0.000075",
+                    "output": "0.000180",
+                    "total": "0.000555",
+                    "standard_traffic": "0.000555",
+                    "batch_traffic": "0.000000",
+                },
+                "applied_prices": {
+                    "input": "0.15",
+                    "cached_input": "0.075",
+                    "output": "0.6",
+                    "batch_input": "0.15",
+                    "batch_cached_input": "0.075",
+                    "batch_output": "0.6",
+                },
+                "assumptions": [],
+            })
+        );
+        let back: CostEstimate = serde_json::from_value(json).expect("deserializes");
+        assert_eq!(back.tokens_per_month, e.tokens_per_month);
+        assert_eq!(back.cost_per_month.total, dec("0.000555"));
+        assert_eq!(back.assumptions, e.assumptions);
+    }
+
+    #[test]
+    fn prices_deserialize_from_strings_or_numbers_and_skip_absent_ones() {
+        let p: ModelPrices = serde_json::from_str(
+            r#"{"input": "2.5", "output": 10, "cached_input": 1.25, "batch_input": null}"#,
+        )
+        .expect("prices");
+        assert_eq!(p, prices("2.5", "10").with_cached_input(dec("1.25")));
+        assert_eq!(
+            serde_json::to_value(p).expect("serializes"),
+            serde_json::json!({"input": "2.5", "output": "10", "cached_input": "1.25"})
+        );
+    }
 }

@@ -21,8 +21,8 @@
 //! output tokens alike; `cache_hit_rate` is the share of input tokens served from cache, in the
 //! standard and the batch share alike. A missing cached or batch price falls back to the
 //! standard price, and a discount price above the standard price is capped at it, so raising
-//! either rate never raises the cost; each fallback is listed as an [`Assumption`]. The
-//! [`estimate`](estimate()) module docs have the table of effective prices.
+//! either rate never raises the cost; each fallback is listed as an [`Assumption`]. The docs
+//! of [`estimate()`] have the table of effective prices.
 //!
 //! # Exactness and rounding
 //!

@@ -69,12 +69,10 @@ pub(crate) mod serde_helpers {
     /// feature is on (for example switched on by another crate in the same build).
     const ARBITRARY_PRECISION_KEY: &str = "$serde_json::private::Number";
 
-    #[allow(clippy::trivially_copy_pass_by_ref)] // serde's serialize_with passes a reference
     pub(crate) fn serialize_money<S: Serializer>(value: &Decimal, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::format_money(*value))
     }
 
-    #[allow(clippy::trivially_copy_pass_by_ref)]
     pub(crate) fn serialize_exact<S: Serializer>(value: &Decimal, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::format_exact(*value))
     }
@@ -202,7 +200,10 @@ mod tests {
         assert_eq!(format_money(Decimal::ZERO), "0.000000");
         assert_eq!(format_money(dec("12")), "12.000000");
         assert_eq!(format_money(dec("0.1")), "0.100000");
-        assert_eq!(format_money(dec("1234567890123.4567891")), "1234567890123.456789");
+        assert_eq!(
+            format_money(dec("1234567890123.4567891")),
+            "1234567890123.456789"
+        );
     }
 
     #[test]

@@ -456,9 +456,8 @@ impl WorkloadError {
     /// The field to blame: for missing volumes, the missing one, or `preset` when both are.
     pub const fn field(&self) -> WorkloadField {
         match *self {
-            WorkloadError::OutOfRange { field, .. } | WorkloadError::TooManyTokens { field, .. } => {
-                field
-            }
+            WorkloadError::OutOfRange { field, .. }
+            | WorkloadError::TooManyTokens { field, .. } => field,
             WorkloadError::MissingTokenVolumes {
                 input: true,
                 output: true,

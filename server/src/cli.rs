@@ -20,7 +20,13 @@ pub struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Log line format (stderr).
-    #[arg(long, global = true, value_enum, default_value_t, env = "PRICING_LOG_FORMAT")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t,
+        env = "PRICING_LOG_FORMAT"
+    )]
     pub log_format: LogFormat,
 }
 
@@ -60,9 +66,7 @@ struct ServeArgs {
 /// Runs the parsed command.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve(args) => {
-            with_database(&args.database, |config| serve(config, &args)).await
-        }
+        Command::Serve(args) => with_database(&args.database, |config| serve(config, &args)).await,
         Command::Migrate(args) => {
             with_database(&args, |config| async move {
                 let mut client = db::connect(&config).await?;
@@ -70,7 +74,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 println!(
                     "migrations applied: {}; schema api {}",
                     report.migrations_applied,
-                    if report.api_rebuilt { "re-created" } else { "unchanged" }
+                    if report.api_rebuilt {
+                        "re-created"
+                    } else {
+                        "unchanged"
+                    }
                 );
                 Ok(())
             })
@@ -96,30 +104,31 @@ where
 }
 
 async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
-    let mut owner = connect_with_retry(&config).await?;
-    db::migrate(&mut owner).await?;
-    let as_of = db::ensure_publish(&owner).await?;
-    drop(owner);
+    let as_of = prepare_with_retry(&config).await?;
     tracing::info!(%as_of, "serving publish");
 
     let pool = db::web_pool(&config, args.pool_size)?;
-    let app = App::bind(&args.listen, AppState::new(pool, args.trusted_proxies.clone())).await?;
+    let app = App::bind(
+        &args.listen,
+        AppState::new(pool, args.trusted_proxies.clone()),
+    )
+    .await?;
     app.run(shutdown_signal()).await;
     Ok(())
 }
 
 /// A database that is still starting is waited for (30 s), not failed on.
-async fn connect_with_retry(config: &Config) -> anyhow::Result<tokio_postgres::Client> {
+async fn prepare_with_retry(config: &Config) -> anyhow::Result<time::OffsetDateTime> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
-        match db::connect(config).await {
-            Ok(client) => return Ok(client),
+        match db::prepare(config).await {
+            Ok(as_of) => return Ok(as_of),
             Err(err) if tokio::time::Instant::now() < deadline => {
                 tracing::warn!(error = %format!("{err:#}"), "database not reachable yet; retrying");
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
             Err(err) => {
-                return Err(err).context("the database stayed unreachable for 30 s; check --database-url");
+                return Err(err).context("the database was not ready within 30 s; check --database-url and the error above");
             }
         }
     }

@@ -124,7 +124,10 @@ impl LocalCluster {
                 .status()
                 .context("running pg_ctl stop")?;
             if !status.success() {
-                bail!("pg_ctl stop failed ({status}); see {}/log", self.pgdata.display());
+                bail!(
+                    "pg_ctl stop failed ({status}); see {}/log",
+                    self.pgdata.display()
+                );
             }
             tracing::info!("embedded PostgreSQL stopped");
             Ok(())
@@ -158,7 +161,11 @@ fn lock_data_dir(data_dir: &Path) -> anyhow::Result<File> {
 /// Finds `initdb`, `pg_ctl` and `postgres`: on PATH, then via `pg_config --bindir`,
 /// then the newest `/usr/lib/postgresql/*/bin`.
 fn find_bin_dir() -> anyhow::Result<PathBuf> {
-    let has_tools = |dir: &Path| ["initdb", "pg_ctl", "postgres"].iter().all(|t| dir.join(t).is_file());
+    let has_tools = |dir: &Path| {
+        ["initdb", "pg_ctl", "postgres"]
+            .iter()
+            .all(|t| dir.join(t).is_file())
+    };
     let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect())
         .unwrap_or_default();
@@ -176,7 +183,7 @@ fn find_bin_dir() -> anyhow::Result<PathBuf> {
             Some((version, e.path().join("bin")))
         })
         .collect();
-    versioned.sort_by(|a, b| b.0.cmp(&a.0));
+    versioned.sort_by_key(|v| std::cmp::Reverse(v.0));
     candidates.extend(versioned.into_iter().map(|(_, p)| p));
     candidates.into_iter().find(|d| has_tools(d)).ok_or_else(|| {
         anyhow::anyhow!(
@@ -230,11 +237,21 @@ fn init_if_new(bin_dir: &Path, pgdata: &Path, run_as: Option<(u32, u32)>) -> any
     let out = pg_command(bin_dir, "initdb", run_as)
         .arg("-D")
         .arg(pgdata)
-        .args(["-U", SUPERUSER, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"])
+        .args([
+            "-U",
+            SUPERUSER,
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C",
+            "--no-sync",
+        ])
         .output()
         .context("running initdb")?;
     if !out.status.success() {
-        bail!("initdb failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+        bail!(
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
     Ok(true)
 }

@@ -19,13 +19,16 @@ mod embedded {
 /// The files of schema `api`, in the order they are applied.
 const API_SQL: &[(&str, &str)] = &[
     ("00_schema.sql", include_str!("../../sql/00_schema.sql")),
-    ("10_publish_info.sql", include_str!("../../sql/10_publish_info.sql")),
+    (
+        "10_publish_info.sql",
+        include_str!("../../sql/10_publish_info.sql"),
+    ),
     ("20_health.sql", include_str!("../../sql/20_health.sql")),
     ("99_grants.sql", include_str!("../../sql/99_grants.sql")),
 ];
 
 /// Arbitrary constant naming the migration lock for `pg_advisory_lock`.
-const MIGRATION_LOCK: i64 = 0x7072_6963_696e_67; // "pricing"
+const MIGRATION_LOCK: i64 = 0x0070_7269_6369_6e67; // "pricing"
 
 /// How long a request may wait for a connection or for a new one to be made:
 /// short, so that an unreachable database becomes a prompt 503, not a hang.
@@ -33,8 +36,9 @@ const POOL_TIMEOUT: Duration = Duration::from_millis(700);
 
 /// Parses a `postgres://` URL or a libpq key=value string.
 pub fn parse_url(url: &str) -> anyhow::Result<Config> {
-    url.parse::<Config>()
-        .with_context(|| "the database URL is not valid (expected postgres://user:pass@host:port/dbname)")
+    url.parse::<Config>().with_context(
+        || "the database URL is not valid (expected postgres://user:pass@host:port/dbname)",
+    )
 }
 
 /// The pool the HTTP server uses. Its connections run as role `pricing_web`,
@@ -118,7 +122,8 @@ async fn migrate_locked(client: &mut Client) -> anyhow::Result<MigrateReport> {
         });
     }
     let tx = client.transaction().await?;
-    tx.batch_execute("drop schema if exists api cascade").await?;
+    tx.batch_execute("drop schema if exists api cascade")
+        .await?;
     for (name, body) in API_SQL {
         tx.batch_execute(body)
             .await
@@ -169,6 +174,14 @@ pub async fn ensure_publish(client: &Client) -> anyhow::Result<OffsetDateTime> {
     Ok(row.get(0))
 }
 
+/// Everything a server needs before it serves: the schema migrated and a
+/// publish to serve. Returns the served publish time.
+pub async fn prepare(config: &Config) -> anyhow::Result<OffsetDateTime> {
+    let mut owner = connect(config).await?;
+    migrate(&mut owner).await?;
+    ensure_publish(&owner).await
+}
+
 /// Calls `api.health()`: the time of the served publish, if any.
 pub async fn health(pool: &Pool) -> anyhow::Result<Option<OffsetDateTime>> {
     let client = pool.get().await?;
@@ -187,7 +200,10 @@ mod tests {
         let names: Vec<_> = API_SQL.iter().map(|(n, _)| *n).collect();
         let mut sorted = names.clone();
         sorted.sort_unstable();
-        assert_eq!(names, sorted, "sql/ files must be applied in file-name order");
+        assert_eq!(
+            names, sorted,
+            "sql/ files must be applied in file-name order"
+        );
         assert_eq!(api_sql_hash(), api_sql_hash());
         assert_eq!(api_sql_hash().len(), 64);
     }

@@ -20,9 +20,9 @@ impl Cidr {
             (IpAddr::V6(net), IpAddr::V6(ip)) => {
                 prefix_eq(&net.octets(), &ip.octets(), self.prefix)
             }
-            (IpAddr::V6(net), IpAddr::V4(ip)) => net
-                .to_ipv4_mapped()
-                .is_some_and(|net| self.prefix >= 96 && prefix_eq(&net.octets(), &ip.octets(), self.prefix - 96)),
+            (IpAddr::V6(net), IpAddr::V4(ip)) => net.to_ipv4_mapped().is_some_and(|net| {
+                self.prefix >= 96 && prefix_eq(&net.octets(), &ip.octets(), self.prefix - 96)
+            }),
             (IpAddr::V4(_), IpAddr::V6(ip)) => ip
                 .to_ipv4_mapped()
                 .is_some_and(|ip| self.contains(IpAddr::V4(ip))),
@@ -118,11 +118,20 @@ mod tests {
 
     #[test]
     fn forwarded_for_is_honoured_only_from_trusted_peers() {
-        let trusted = ["127.0.0.1".parse().expect("cidr"), "10.0.0.0/8".parse().expect("cidr")];
+        let trusted = [
+            "127.0.0.1".parse().expect("cidr"),
+            "10.0.0.0/8".parse().expect("cidr"),
+        ];
         let xff = Some("203.0.113.9, 10.0.0.7");
         assert_eq!(client_ip(ip("127.0.0.1"), xff, &trusted), ip("203.0.113.9"));
-        assert_eq!(client_ip(ip("198.51.100.1"), xff, &trusted), ip("198.51.100.1"));
+        assert_eq!(
+            client_ip(ip("198.51.100.1"), xff, &trusted),
+            ip("198.51.100.1")
+        );
         assert_eq!(client_ip(ip("127.0.0.1"), None, &trusted), ip("127.0.0.1"));
-        assert_eq!(client_ip(ip("127.0.0.1"), Some("garbage"), &trusted), ip("127.0.0.1"));
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), Some("garbage"), &trusted),
+            ip("127.0.0.1")
+        );
     }
 }

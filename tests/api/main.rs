@@ -1,1 +1,12 @@
+//! Integration tests: one binary, a real PostgreSQL started by testcontainers
+//! once for the whole binary, and a fresh database per test cloned from a
+//! template that was migrated once. Tests run in parallel and share nothing.
+//!
+//! The image is `postgres:15` unless `PRICING_TEST_PG_IMAGE` names another
+//! (`scripts/build-postgres-image.sh` builds one from the host's PostgreSQL
+//! where no registry is reachable).
 
+mod cli;
+mod health;
+mod helpers;
+mod migrate;

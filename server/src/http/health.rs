@@ -29,7 +29,9 @@ pub(super) async fn health(depot: &mut Depot, res: &mut Response) {
             };
             tracing::warn!(%reason, "health: database unreachable");
             res.status_code(StatusCode::SERVICE_UNAVAILABLE);
-            res.render(Json(json!({"status": "unavailable", "db": "unreachable", "as_of": null})));
+            res.render(Json(
+                json!({"status": "unavailable", "db": "unreachable", "as_of": null}),
+            ));
         }
     }
 }

@@ -127,7 +127,7 @@ fn redact_query(query: &str) -> String {
         .split('&')
         .filter(|p| !p.is_empty())
         .map(|pair| match pair.split_once('=') {
-            Some((name, _)) if name == "key" => "key=REDACTED",
+            Some(("key", _)) => "key=REDACTED",
             _ => pair,
         })
         .collect::<Vec<_>>()

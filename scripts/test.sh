@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The test command: sets up what a fresh machine lacks, then runs every check.
+#
+#   bash scripts/test.sh
+#
+# 1. Docker: installs docker.io and starts dockerd when none answers.
+# 2. PostgreSQL: installs the server binaries (for the embedded default) and,
+#    unless PRICING_TEST_PG_IMAGE names an image to use, builds the local image
+#    pricing-postgres:15 from them (no image is ever pulled).
+# 3. cargo fmt --check, cargo clippy -D warnings, and every test.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/lib.sh
+LIB_LOG_TAG=test
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+step "Docker engine"
+bash scripts/ensure-docker.sh
+
+step "PostgreSQL binaries and test image"
+bash scripts/ensure-postgres.sh
+if [ -z "${PRICING_TEST_PG_IMAGE:-}" ]; then
+    export PRICING_TEST_PG_IMAGE=pricing-postgres:15
+    PRICING_PG_IMAGE=$PRICING_TEST_PG_IMAGE bash scripts/build-postgres-image.sh
+fi
+log "tests run PostgreSQL from image $PRICING_TEST_PG_IMAGE"
+
+# Containers the test binaries started are labelled; remove them however we exit.
+cleanup() {
+    local ids
+    ids=$(docker ps -aq --filter label=pricing-tests 2>/dev/null || true)
+    [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+cleanup
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test"
+cargo test --workspace --locked --no-fail-fast 2>&1

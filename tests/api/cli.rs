@@ -1,0 +1,133 @@
+//! The `pricing serve` binary on its embedded default database: first start,
+//! a second server refused on the same data dir, a clean stop that leaves no
+//! PostgreSQL behind, and a restart that keeps the data.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+struct Served {
+    child: Child,
+    addr: String,
+}
+
+fn pricing(data_dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pricing"));
+    cmd.arg("serve")
+        .arg("--listen")
+        .arg("127.0.0.1:0")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .env_remove("DATABASE_URL")
+        .env("PRICING_LOG_FORMAT", "json")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Starts `pricing serve` and reads its log until it says where it listens.
+async fn serve(data_dir: &Path) -> Served {
+    let mut child = pricing(data_dir).spawn().expect("spawn pricing");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = tokio::time::timeout(Duration::from_secs(120), async {
+        while let Some(line) = lines.next_line().await.expect("read log") {
+            let Ok(entry) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if entry["fields"]["message"] == "serving" {
+                return entry["fields"]["addr"].as_str().expect("addr").to_owned();
+            }
+        }
+        panic!("pricing serve exited before serving");
+    })
+    .await
+    .expect("pricing serve did not start within 120 s");
+    // Keep draining the log so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Served { child, addr }
+}
+
+async fn health(addr: &str) -> Value {
+    reqwest::get(format!("http://{addr}/api/v1/health"))
+        .await
+        .expect("health request")
+        .json()
+        .await
+        .expect("health json")
+}
+
+async fn terminate(mut served: Served) {
+    let pid = served.child.id().expect("pid").to_string();
+    let status = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .await
+        .expect("kill");
+    assert!(status.success());
+    let exit = tokio::time::timeout(Duration::from_secs(30), served.child.wait())
+        .await
+        .expect("pricing serve stops within 30 s of SIGTERM")
+        .expect("wait");
+    assert!(exit.success(), "clean exit on SIGTERM: {exit}");
+}
+
+fn temp_data_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pricing-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[tokio::test]
+async fn serve_runs_its_own_postgres_refuses_a_second_server_and_cleans_up() {
+    let data_dir = temp_data_dir();
+
+    let first = serve(&data_dir).await;
+    let body = health(&first.addr).await;
+    assert_eq!(body["status"], "ok");
+    assert_eq!(body["db"], "ok");
+    let as_of = body["as_of"].as_str().expect("as_of").to_owned();
+
+    let second = pricing(&data_dir)
+        .stderr(Stdio::piped())
+        .output()
+        .await
+        .expect("run second server");
+    assert!(
+        !second.status.success(),
+        "a second server on the same data dir must fail"
+    );
+    let message = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        message.contains("already using the data dir"),
+        "the refusal says why: {message}"
+    );
+    assert_eq!(
+        health(&first.addr).await["status"],
+        "ok",
+        "the first server is unharmed"
+    );
+
+    terminate(first).await;
+    assert!(
+        !data_dir.join("pg/postmaster.pid").exists(),
+        "PostgreSQL was stopped with the server"
+    );
+
+    let again = serve(&data_dir).await;
+    let body = health(&again.addr).await;
+    assert_eq!(
+        body["as_of"],
+        as_of.as_str(),
+        "the data survived the restart"
+    );
+    terminate(again).await;
+    let _ = std::fs::remove_dir_all(&data_dir);
+}

@@ -1,0 +1,105 @@
+//! GET /api/v1/health and GET /healthz, including a database that goes away
+//! under a running server and comes back.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::helpers::{TestApp, TestDb, start_postgres};
+
+#[tokio::test]
+async fn health_reports_ok_with_the_publish_time() {
+    let db = TestDb::new().await;
+    let app = TestApp::spawn(&db.config).await;
+    let res = app.get("/api/v1/health").await;
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.headers().get("x-ratelimit-limit").is_none(),
+        "health carries no rate-limit headers"
+    );
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["status"], "ok");
+    assert_eq!(body["db"], "ok");
+    let as_of = body["as_of"].as_str().expect("as_of is a string");
+    assert!(
+        time::OffsetDateTime::parse(as_of, &time::format_description::well_known::Rfc3339).is_ok(),
+        "as_of is RFC 3339: {as_of}"
+    );
+    let publishes: i64 = db
+        .client()
+        .await
+        .query_one("select count(*) from pricing.publishes", &[])
+        .await
+        .expect("count")
+        .get(0);
+    assert_eq!(publishes, 1, "the first start records one (empty) publish");
+}
+
+#[tokio::test]
+async fn healthz_answers_without_the_database() {
+    let db = TestDb::new().await;
+    let app = TestApp::spawn(&db.config).await;
+    let res = app.get("/healthz").await;
+    assert_eq!(res.status(), 200);
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["status"], "ok");
+    assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+}
+
+#[tokio::test]
+async fn unknown_paths_get_the_error_body() {
+    let db = TestDb::new().await;
+    let app = TestApp::spawn(&db.config).await;
+    let res = app.get("/api/v1/nothing-here").await;
+    assert_eq!(res.status(), 404);
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["error"]["code"], "NOT_FOUND");
+    assert!(
+        body["error"]["next_step"]
+            .as_str()
+            .is_some_and(|s| !s.is_empty())
+    );
+}
+
+#[tokio::test]
+async fn health_follows_the_database_down_and_back_up_without_a_restart() {
+    // A container of its own, published on a port chosen now, so that it keeps
+    // its address across the stop and start.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let (container, config) = start_postgres(Some(port)).await;
+    let app = TestApp::spawn(&config).await;
+    assert_eq!(app.get("/api/v1/health").await.status(), 200);
+
+    container.stop().await.expect("stop PostgreSQL");
+    let asked = Instant::now();
+    let res = app.get("/api/v1/health").await;
+    let took = asked.elapsed();
+    assert_eq!(res.status(), 503);
+    assert!(took < Duration::from_secs(1), "503 took {took:?}");
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["status"], "unavailable");
+    assert_eq!(body["db"], "unreachable");
+
+    container.start().await.expect("start PostgreSQL again");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let res = app.get("/api/v1/health").await;
+        if res.status() == 200 {
+            let body: Value = res.json().await.expect("json");
+            assert_eq!(body["db"], "ok");
+            assert!(
+                body["as_of"].is_string(),
+                "the publish survived the restart"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "health did not come back within 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

@@ -1,0 +1,198 @@
+//! The harness: the shared container, per-test databases, and a server per test.
+
+use std::net::SocketAddr;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use testcontainers::core::{IntoContainerPort, WaitFor};
+use testcontainers::runners::AsyncRunner;
+use testcontainers::{ContainerAsync, GenericImage, ImageExt};
+use tokio::sync::oneshot;
+use tokio_postgres::Config;
+
+const TEMPLATE: &str = "pricing_template";
+/// Settings for throwaway databases: speed over durability.
+const PG_ARGS: &[&str] = &[
+    "postgres",
+    "-c",
+    "fsync=off",
+    "-c",
+    "synchronous_commit=off",
+    "-c",
+    "full_page_writes=off",
+    "-c",
+    "max_connections=400",
+];
+
+/// The image the tests run PostgreSQL from: `name:tag`.
+pub fn pg_image() -> (String, String) {
+    let image = std::env::var("PRICING_TEST_PG_IMAGE").unwrap_or_else(|_| "postgres:15".into());
+    match image.rsplit_once(':') {
+        Some((name, tag)) if !tag.contains('/') => (name.to_owned(), tag.to_owned()),
+        _ => (image, "latest".to_owned()),
+    }
+}
+
+/// Starts a PostgreSQL container; `host_port` pins the published port (so that
+/// a restarted container keeps its address), `None` lets Docker pick one.
+pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericImage>, Config) {
+    let (name, tag) = pg_image();
+    let image = GenericImage::new(name, tag)
+        .with_exposed_port(5432.tcp())
+        .with_wait_for(WaitFor::message_on_either_std(
+            "database system is ready to accept connections",
+        ));
+    let mut request = image
+        .with_env_var("POSTGRES_PASSWORD", "postgres")
+        .with_env_var("POSTGRES_HOST_AUTH_METHOD", "trust")
+        .with_label("pricing-tests", std::process::id().to_string())
+        .with_cmd(PG_ARGS.iter().copied())
+        .with_startup_timeout(Duration::from_secs(120));
+    if let Some(port) = host_port {
+        request = request.with_mapped_port(port, 5432.tcp());
+    }
+    let container = request
+        .start()
+        .await
+        .expect("start PostgreSQL (is Docker running and the image present? see README)");
+    let port = container
+        .get_host_port_ipv4(5432.tcp())
+        .await
+        .expect("published port");
+    let mut config = Config::new();
+    config
+        .host("127.0.0.1")
+        .port(port)
+        .user("postgres")
+        .password("postgres")
+        .dbname("postgres");
+    wait_until_connectable(&config).await;
+    (container, config)
+}
+
+/// The official image logs "ready" once for its init-time server (socket only):
+/// poll until TCP connections really succeed.
+pub async fn wait_until_connectable(config: &Config) {
+    for _ in 0..300 {
+        if config.connect(tokio_postgres::NoTls).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("PostgreSQL did not accept connections within 30 s");
+}
+
+/// The container shared by every test of this binary, with the migrated template.
+struct Shared {
+    config: Config,
+}
+
+fn shared() -> &'static Shared {
+    static SHARED: OnceLock<Shared> = OnceLock::new();
+    SHARED.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        // The container lives on a runtime of its own that outlasts every test's runtime.
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Runtime::new().expect("runtime");
+            runtime.block_on(async move {
+                let (container, config) = start_postgres(None).await;
+                let admin = connect(&config).await;
+                admin
+                    .batch_execute(&format!("create database {TEMPLATE}"))
+                    .await
+                    .expect("create template");
+                let mut template = config.clone();
+                template.dbname(TEMPLATE);
+                let mut client = connect(&template).await;
+                pricing::db::migrate(&mut client)
+                    .await
+                    .expect("migrate template");
+                drop(client);
+                tx.send(config).expect("hand over config");
+                // Keep the container (and its runtime) alive for the whole process.
+                let _container = container;
+                std::future::pending::<()>().await;
+            });
+        });
+        let config = rx.recv().expect("shared PostgreSQL started");
+        Shared { config }
+    })
+}
+
+pub async fn connect(config: &Config) -> tokio_postgres::Client {
+    pricing::db::connect(config).await.expect("connect")
+}
+
+/// A database of its own for one test, cloned from the migrated template.
+#[derive(Debug)]
+pub struct TestDb {
+    pub config: Config,
+}
+
+impl TestDb {
+    pub async fn new() -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let shared = shared();
+        let name = format!(
+            "t{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let admin = connect(&shared.config).await;
+        admin
+            .batch_execute(&format!("create database {name} template {TEMPLATE}"))
+            .await
+            .expect("clone template");
+        let mut config = shared.config.clone();
+        config.dbname(&name);
+        Self { config }
+    }
+
+    pub async fn client(&self) -> tokio_postgres::Client {
+        connect(&self.config).await
+    }
+}
+
+/// A running server over a test database, stopped when dropped.
+#[derive(Debug)]
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub http: reqwest::Client,
+    _stop: oneshot::Sender<()>,
+}
+
+impl TestApp {
+    pub async fn spawn(config: &Config) -> Self {
+        pricing::db::prepare(config)
+            .await
+            .expect("prepare database");
+        let pool = pricing::db::web_pool(config, 4).expect("pool");
+        let state = pricing::http::AppState::new(pool, Vec::new());
+        let app = pricing::App::bind("127.0.0.1:0", state)
+            .await
+            .expect("bind");
+        let addr = app.local_addr();
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(app.run(async move {
+            let _ = stopped.await;
+        }));
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .expect("http client");
+        Self {
+            addr,
+            http,
+            _stop: stop,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.http.get(self.url(path)).send().await.expect("request")
+    }
+}
