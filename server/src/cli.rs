@@ -11,6 +11,8 @@ use crate::cluster::LocalCluster;
 use crate::db;
 use crate::http::{App, AppState};
 use crate::net::Cidr;
+use crate::publish;
+use crate::snapshot::{Checks, Snapshot};
 use crate::telemetry::LogFormat;
 
 /// The Model Pricing Service.
@@ -36,6 +38,30 @@ enum Command {
     Serve(ServeArgs),
     /// Bring the database schema up to date, then exit.
     Migrate(DatabaseArgs),
+    /// Publish a snapshot (docs/snapshot-format.md): diff, write, emit events, atomically.
+    Publish(PublishArgs),
+}
+
+#[derive(Debug, Args)]
+struct PublishArgs {
+    /// The snapshot file (.json or .json.gz).
+    snapshot: PathBuf,
+    /// The publish time (RFC 3339, e.g. 2025-07-01T00:00:00Z); default now.
+    #[arg(long, value_parser = parse_timestamp)]
+    at: Option<time::OffsetDateTime>,
+    /// Publish without the bad rows instead of rejecting the snapshot.
+    #[arg(long)]
+    skip_bad_rows: bool,
+    /// A step that moves a price by more than this factor is a bad row.
+    #[arg(long, default_value_t = rust_decimal::Decimal::from(publish::DEFAULT_MAX_MOVE_FACTOR))]
+    max_move_factor: rust_decimal::Decimal,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+fn parse_timestamp(s: &str) -> Result<time::OffsetDateTime, String> {
+    time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
+        .map_err(|e| format!("`{s}` is not an RFC 3339 timestamp like 2025-07-01T00:00:00Z: {e}"))
 }
 
 #[derive(Debug, Args)]
@@ -67,6 +93,28 @@ struct ServeArgs {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => with_database(&args.database, |config| serve(config, &args)).await,
+        Command::Publish(args) => {
+            let snapshot = Snapshot::read(&args.snapshot)?;
+            let options = publish::Options {
+                at: args.at,
+                skip_bad_rows: args.skip_bad_rows,
+                checks: Checks { max_move_factor: args.max_move_factor },
+            };
+            with_database(&args.database, |config| async move {
+                let mut client = db::connect(&config).await?;
+                db::migrate(&mut client).await?;
+                let report = publish::publish(&mut client, &snapshot, options).await?;
+                println!(
+                    "published {} as of {}; {} bad rows left out\n{}",
+                    args.snapshot.display(),
+                    report.as_of.format(&time::format_description::well_known::Rfc3339)?,
+                    report.skipped.len(),
+                    serde_json::to_string_pretty(&report.summary)?
+                );
+                Ok(())
+            })
+            .await
+        }
         Command::Migrate(args) => {
             with_database(&args, |config| async move {
                 let mut client = db::connect(&config).await?;

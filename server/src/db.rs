@@ -24,6 +24,7 @@ const API_SQL: &[(&str, &str)] = &[
         include_str!("../../sql/10_publish_info.sql"),
     ),
     ("20_health.sql", include_str!("../../sql/20_health.sql")),
+    ("50_publish.sql", include_str!("../../sql/50_publish.sql")),
     ("99_grants.sql", include_str!("../../sql/99_grants.sql")),
 ];
 

@@ -10,6 +10,8 @@ pub mod db;
 pub mod error;
 pub mod http;
 pub mod net;
+pub mod publish;
+pub mod snapshot;
 pub mod telemetry;
 
 pub use http::App;

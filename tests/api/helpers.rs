@@ -9,6 +9,8 @@ use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 use tokio::sync::oneshot;
+use pricing::publish::{self, Options};
+use pricing::snapshot::Snapshot;
 use tokio_postgres::Config;
 
 const TEMPLATE: &str = "pricing_template";
@@ -164,9 +166,10 @@ pub struct TestApp {
 
 impl TestApp {
     pub async fn spawn(config: &Config) -> Self {
-        pricing::db::prepare(config)
+        let mut owner = connect(config).await;
+        pricing::db::migrate(&mut owner)
             .await
-            .expect("prepare database");
+            .expect("migrate");
         let pool = pricing::db::web_pool(config, 4).expect("pool");
         let state = pricing::http::AppState::new(pool, Vec::new());
         let app = pricing::App::bind("127.0.0.1:0", state)
@@ -196,3 +199,24 @@ impl TestApp {
         self.http.get(self.url(path)).send().await.expect("request")
     }
 }
+
+/// The bytes of a file in tests/fixtures.
+pub fn fixture_bytes(name: &str) -> Vec<u8> {
+    let path = format!("{}/../tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("read {path}: {e}"))
+}
+
+pub fn fixture(name: &str) -> Snapshot {
+    Snapshot::from_bytes(&fixture_bytes(name)).expect("fixture parses")
+}
+
+/// Publishes a fixture (real data, tests/fixtures) at its own `generated_at`.
+pub async fn publish_fixture(db: &TestDb, name: &str) -> publish::Report {
+    let snapshot = fixture(name);
+    let options = Options { at: Some(snapshot.generated_at), ..Options::default() };
+    let mut client = db.client().await;
+    publish::publish(&mut client, &snapshot, options)
+        .await
+        .unwrap_or_else(|e| panic!("publish {name}: {e}"))
+}
+

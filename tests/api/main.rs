@@ -10,3 +10,4 @@ mod cli;
 mod health;
 mod helpers;
 mod migrate;
+mod publish;

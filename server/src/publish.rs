@@ -1,0 +1,214 @@
+//! `pricing publish`: one snapshot becomes the served state in one transaction.
+//!
+//! The rows are checked here (snapshot.rs), loaded into stage tables, and the
+//! database diffs them against what is published, writes the new state and
+//! emits the events (`publish.apply` in sql/50_publish.sql). Any failure rolls
+//! the whole publish back, so the previous publish stays served.
+
+use rust_decimal::Decimal;
+use time::{Date, OffsetDateTime};
+use tokio_postgres::Client;
+
+use crate::snapshot::{BadRow, Checks, Snapshot, Staged};
+
+/// How to publish.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The publish time (`as_of`); now when `None`.
+    pub at: Option<OffsetDateTime>,
+    /// Publish without the bad rows instead of rejecting the snapshot.
+    pub skip_bad_rows: bool,
+    /// The row checks.
+    pub checks: Checks,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            at: None,
+            skip_bad_rows: false,
+            checks: Checks { max_move_factor: Decimal::from(DEFAULT_MAX_MOVE_FACTOR) },
+        }
+    }
+}
+
+/// A step moving a price by more than this factor is refused unless allowed.
+pub const DEFAULT_MAX_MOVE_FACTOR: u32 = 20;
+
+/// Why a publish did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// The snapshot has bad rows and `skip_bad_rows` was not given.
+    #[error("the snapshot was rejected: {} bad rows{}", .0.len(), list(.0))]
+    Rejected(Vec<BadRow>),
+    /// Anything else (database, I/O); nothing was published.
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
+}
+
+fn list(rows: &[BadRow]) -> String {
+    const SHOWN: usize = 50;
+    let mut out: String = rows
+        .iter()
+        .take(SHOWN)
+        .map(|r| format!("\n  {}: {}", r.row, r.reason))
+        .collect();
+    if rows.len() > SHOWN {
+        out.push_str(&format!("\n  ... and {} more", rows.len() - SHOWN));
+    }
+    out.push_str("\nfix the rows, or publish without them with --skip-bad-rows");
+    out
+}
+
+/// What a publish did.
+#[derive(Debug)]
+pub struct Report {
+    /// The new publish time.
+    pub as_of: OffsetDateTime,
+    /// The rows left out (only with `skip_bad_rows`).
+    pub skipped: Vec<BadRow>,
+    /// Counts from the database: models, rows inserted and deleted, events by type.
+    pub summary: serde_json::Value,
+}
+
+/// Publishes `snapshot`, or nothing at all.
+pub async fn publish(client: &mut Client, snapshot: &Snapshot, options: Options) -> Result<Report, PublishError> {
+    let (staged, bad) = snapshot.check(options.checks);
+    if !bad.is_empty() && !options.skip_bad_rows {
+        return Err(PublishError::Rejected(bad));
+    }
+    for row in &bad {
+        tracing::warn!(row = %row.row, reason = %row.reason, "left out");
+    }
+    let as_of = options.at.unwrap_or_else(OffsetDateTime::now_utc);
+    let summary = write(client, snapshot, &staged, as_of).await?;
+    Ok(Report { as_of, skipped: bad, summary })
+}
+
+async fn write(
+    client: &mut Client,
+    snapshot: &Snapshot,
+    staged: &Staged,
+    as_of: OffsetDateTime,
+) -> anyhow::Result<serde_json::Value> {
+    let tx = client.transaction().await?;
+    tx.batch_execute("select publish.create_stage()").await?;
+    tracing::info!(
+        providers = staged.providers.len(),
+        models = staged.models.len(),
+        price_rows = staged.prices.len(),
+        "loading the stage"
+    );
+    let (slugs, names): (Vec<&str>, Vec<&str>) =
+        staged.providers.iter().map(|(s, n)| (s.as_str(), n.as_str())).unzip();
+    tx.execute(
+        "insert into stage_providers select * from unnest($1::text[], $2::text[])",
+        &[&slugs, &names],
+    )
+    .await?;
+
+    let m = &staged.models;
+    let col = |f: fn(&crate::snapshot::StagedModel) -> &str| m.iter().map(f).collect::<Vec<_>>();
+    // Modality arrays travel as text like {text,image}: unnest cannot take an array of arrays.
+    let pg_array = |v: &[String]| format!("{{{}}}", v.join(","));
+    let input_modalities: Vec<String> = m.iter().map(|x| pg_array(&x.input_modalities)).collect();
+    let output_modalities: Vec<String> = m.iter().map(|x| pg_array(&x.output_modalities)).collect();
+    let context: Vec<Option<i32>> = m.iter().map(|x| x.context_window).collect();
+    let max_output: Vec<Option<i32>> = m.iter().map(|x| x.max_output_tokens).collect();
+    let launch: Vec<Option<Date>> = m.iter().map(|x| x.launch_date).collect();
+    let deprecation: Vec<Option<Date>> = m.iter().map(|x| x.deprecation_date).collect();
+    let retirement: Vec<Option<Date>> = m.iter().map(|x| x.retirement_date).collect();
+    let successor: Vec<Option<&str>> = m.iter().map(|x| x.successor.as_deref()).collect();
+    tx.execute(
+        "insert into stage_models
+         select id, provider, slug, name, modality::pricing.modality,
+                input_m::pricing.modality[], output_m::pricing.modality[], status::pricing.lifecycle,
+                context_window, max_output_tokens, launch_date, deprecation_date, retirement_date, successor
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                     $8::text[], $9::int4[], $10::int4[], $11::date[], $12::date[], $13::date[], $14::text[])
+              as u(id, provider, slug, name, modality, input_m, output_m, status, context_window,
+                   max_output_tokens, launch_date, deprecation_date, retirement_date, successor)",
+        &[
+            &col(|x| &x.id),
+            &col(|x| &x.provider),
+            &col(|x| &x.slug),
+            &col(|x| &x.name),
+            &col(|x| &x.modality),
+            &input_modalities,
+            &output_modalities,
+            &col(|x| &x.status),
+            &context,
+            &max_output,
+            &launch,
+            &deprecation,
+            &retirement,
+            &successor,
+        ],
+    )
+    .await?;
+
+    let a = &staged.aliases;
+    let alias: Vec<&str> = a.iter().map(|x| x.0.as_str()).collect();
+    let model: Vec<&str> = a.iter().map(|x| x.1.as_str()).collect();
+    let kind: Vec<&str> = a.iter().map(|x| x.2.as_str()).collect();
+    let channel: Vec<Option<&str>> = a.iter().map(|x| x.3.as_deref()).collect();
+    tx.execute(
+        "insert into stage_aliases
+         select alias, model_id, kind::pricing.alias_kind, channel::pricing.channel
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[]) as u(alias, model_id, kind, channel)",
+        &[&alias, &model, &kind, &channel],
+    )
+    .await?;
+
+    let p = &staged.prices;
+    let text = |f: fn(&crate::snapshot::StagedPrice) -> &str| p.iter().map(f).collect::<Vec<_>>();
+    let price: Vec<Decimal> = p.iter().map(|x| x.usd_per_1m).collect();
+    let from: Vec<Date> = p.iter().map(|x| x.valid_from).collect();
+    let to: Vec<Option<Date>> = p.iter().map(|x| x.valid_to).collect();
+    let verified: Vec<OffsetDateTime> = p.iter().map(|x| x.last_verified_at).collect();
+    tx.execute(
+        "insert into stage_prices
+         select model_id, channel::pricing.channel, component::pricing.component,
+                tier::pricing.service_tier, usd_per_1m, valid_from, valid_to, last_verified_at, source
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::date[],
+                     $7::date[], $8::timestamptz[], $9::text[])
+              as u(model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
+                   last_verified_at, source)",
+        &[
+            &text(|x| &x.model_id),
+            &text(|x| &x.channel),
+            &text(|x| &x.component),
+            &text(|x| &x.tier),
+            &price,
+            &from,
+            &to,
+            &verified,
+            &text(|x| &x.source),
+        ],
+    )
+    .await?;
+
+    let b = &staged.benchmarks;
+    let model: Vec<&str> = b.iter().map(|x| x.0.as_str()).collect();
+    let name: Vec<&str> = b.iter().map(|x| x.1.as_str()).collect();
+    let score: Vec<Decimal> = b.iter().map(|x| x.2).collect();
+    let source: Vec<&str> = b.iter().map(|x| x.3.as_str()).collect();
+    let date: Vec<Date> = b.iter().map(|x| x.4).collect();
+    tx.execute(
+        "insert into stage_benchmarks
+         select * from unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::date[])",
+        &[&model, &name, &score, &source, &date],
+    )
+    .await?;
+
+    tracing::info!("diffing against the published state and writing");
+    let row = tx
+        .query_one(
+            "select publish.apply($1, $2, $3)",
+            &[&as_of, &snapshot.sha256(), snapshot.sources()],
+        )
+        .await?;
+    let summary: serde_json::Value = row.get(0);
+    tx.commit().await?;
+    Ok(summary)
+}

@@ -1,0 +1,453 @@
+//! The canonical snapshot format (pricing-snapshot v1, docs/snapshot-format.md)
+//! and its row checks. A snapshot is the whole published state: providers,
+//! models with aliases, price series with their history, and benchmarks.
+
+use std::collections::{HashMap, HashSet};
+use std::io::Read as _;
+use std::path::Path;
+
+use anyhow::{Context as _, bail};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Deserializer};
+use sha2::{Digest, Sha256};
+use time::{Date, OffsetDateTime};
+
+/// The enums of the data model, as the database spells them.
+pub const CHANNELS: &[&str] = &[
+    "official", "openrouter", "aws_bedrock", "azure", "vertex", "together", "fireworks", "groq",
+    "novita",
+];
+const COMPONENTS: &[&str] = &["input", "output", "cached_input"];
+const TIERS: &[&str] = &["standard", "batch", "flex", "priority"];
+const STATUSES: &[&str] = &["active", "deprecated", "retired"];
+const MODALITIES: &[&str] = &["text", "image", "audio", "video"];
+const ALIAS_KINDS: &[&str] = &["provider_api_id", "renamed_slug"];
+/// `numeric(20, 10)` holds at most 10 decimal places.
+const MAX_PRICE_SCALE: u32 = 10;
+
+/// A parsed snapshot and the SHA-256 of its bytes.
+#[derive(Debug, Deserialize)]
+pub struct Snapshot {
+    format: String,
+    version: u32,
+    /// When the newest source was published.
+    #[serde(with = "time::serde::rfc3339")]
+    pub generated_at: OffsetDateTime,
+    #[serde(default)]
+    sources: serde_json::Value,
+    providers: Vec<Provider>,
+    models: Vec<Model>,
+    prices: Vec<PriceSeries>,
+    #[serde(default)]
+    benchmarks: Vec<Benchmark>,
+    #[serde(skip)]
+    sha256: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Provider {
+    slug: String,
+    name: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Model {
+    id: String,
+    provider: String,
+    name: String,
+    modality: String,
+    #[serde(default)]
+    input_modalities: Vec<String>,
+    #[serde(default)]
+    output_modalities: Vec<String>,
+    status: String,
+    context_window: Option<i64>,
+    max_output_tokens: Option<i64>,
+    launch_date: Option<Date>,
+    deprecation_date: Option<Date>,
+    retirement_date: Option<Date>,
+    successor: Option<String>,
+    #[serde(default)]
+    aliases: Vec<Alias>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Alias {
+    id: String,
+    kind: String,
+    channel: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PriceSeries {
+    model: String,
+    channel: String,
+    component: String,
+    tier: String,
+    history: Vec<Step>,
+    #[serde(with = "time::serde::rfc3339")]
+    last_verified_at: OffsetDateTime,
+    source: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Step {
+    from: Date,
+    /// Absent: a bad row. `null`: not offered from `from` on.
+    #[serde(default, deserialize_with = "present")]
+    price: Option<Option<String>>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+#[derive(Debug, Deserialize)]
+struct Benchmark {
+    model: String,
+    benchmark: String,
+    score: Decimal,
+    source: String,
+    date: Date,
+}
+
+/// One rejected row: where it is and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRow {
+    /// The row, e.g. `prices: openai:o3 official input standard from 2025-06-10`.
+    pub row: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// How strict the checks are.
+#[derive(Debug, Clone, Copy)]
+pub struct Checks {
+    /// A step that moves a price by more than this factor (up or down) is a bad row.
+    pub max_move_factor: Decimal,
+}
+
+/// A checked snapshot, as column-shaped rows ready for the stage tables.
+#[derive(Debug, Default)]
+pub struct Staged {
+    pub providers: Vec<(String, String)>,
+    pub models: Vec<StagedModel>,
+    pub aliases: Vec<(String, String, String, Option<String>)>,
+    pub prices: Vec<StagedPrice>,
+    pub benchmarks: Vec<(String, String, Decimal, String, Date)>,
+}
+
+#[derive(Debug)]
+pub struct StagedModel {
+    pub id: String,
+    pub provider: String,
+    pub slug: String,
+    pub name: String,
+    pub modality: String,
+    pub input_modalities: Vec<String>,
+    pub output_modalities: Vec<String>,
+    pub status: String,
+    pub context_window: Option<i32>,
+    pub max_output_tokens: Option<i32>,
+    pub launch_date: Option<Date>,
+    pub deprecation_date: Option<Date>,
+    pub retirement_date: Option<Date>,
+    pub successor: Option<String>,
+}
+
+/// One price row: `usd_per_1m` in effect over `[valid_from, valid_to)`.
+#[derive(Debug)]
+pub struct StagedPrice {
+    pub model_id: String,
+    pub channel: String,
+    pub component: String,
+    pub tier: String,
+    pub usd_per_1m: Decimal,
+    pub valid_from: Date,
+    pub valid_to: Option<Date>,
+    pub last_verified_at: OffsetDateTime,
+    pub source: String,
+}
+
+impl Snapshot {
+    /// Reads a snapshot file, gzip-compressed (`.gz`) or plain JSON.
+    pub fn read(path: &Path) -> anyhow::Result<Self> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading the snapshot {}", path.display()))?;
+        Self::from_bytes(&bytes).with_context(|| format!("in the snapshot {}", path.display()))
+    }
+
+    /// Parses snapshot bytes, gzip-compressed or plain JSON.
+    pub fn from_bytes(bytes: &[u8]) -> anyhow::Result<Self> {
+        let sha256 = hex::encode(Sha256::digest(bytes));
+        let mut json = Vec::new();
+        let json: &[u8] = if bytes.starts_with(&[0x1f, 0x8b]) {
+            flate2::read::GzDecoder::new(bytes)
+                .read_to_end(&mut json)
+                .context("decompressing (gzip)")?;
+            &json
+        } else {
+            bytes
+        };
+        let mut snapshot: Self = serde_json::from_slice(json).context("parsing the snapshot JSON")?;
+        if snapshot.format != "pricing-snapshot" || snapshot.version != 1 {
+            bail!(
+                "unsupported snapshot format {} v{} (expected pricing-snapshot v1)",
+                snapshot.format,
+                snapshot.version
+            );
+        }
+        snapshot.sha256 = sha256;
+        Ok(snapshot)
+    }
+
+    /// SHA-256 of the snapshot file's bytes.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// Where the data came from, recorded with the publish.
+    pub fn sources(&self) -> &serde_json::Value {
+        &self.sources
+    }
+
+    /// Checks every row; returns the good rows and the bad ones. A bad row is
+    /// left out of the stage together with what depends on it.
+    pub fn check(&self, checks: Checks) -> (Staged, Vec<BadRow>) {
+        let mut bad = Vec::new();
+        let mut staged = Staged::default();
+
+        let mut providers = HashSet::new();
+        for p in &self.providers {
+            if valid_slug(&p.slug) && providers.insert(p.slug.as_str()) {
+                staged.providers.push((p.slug.clone(), p.name.clone()));
+            } else {
+                bad.push(BadRow {
+                    row: format!("providers: {}", p.slug),
+                    reason: "the slug must be unique and lowercase [a-z0-9-]".into(),
+                });
+            }
+        }
+
+        let mut models: HashMap<&str, &str> = HashMap::new();
+        for m in &self.models {
+            match check_model(m, &providers) {
+                Ok(model) => {
+                    if models.insert(m.id.as_str(), m.provider.as_str()).is_some() {
+                        bad.push(BadRow { row: format!("models: {}", m.id), reason: "duplicate model id".into() });
+                        continue;
+                    }
+                    staged.models.push(model);
+                }
+                Err(reason) => bad.push(BadRow { row: format!("models: {}", m.id), reason }),
+            }
+        }
+        // A successor must itself be published.
+        for model in &mut staged.models {
+            if let Some(successor) = &model.successor
+                && !models.contains_key(successor.as_str())
+            {
+                bad.push(BadRow {
+                    row: format!("models: {}", model.id),
+                    reason: format!("successor {successor} is not in the snapshot; left out"),
+                });
+                model.successor = None;
+            }
+        }
+
+        let mut aliases = HashSet::new();
+        for m in self.models.iter().filter(|m| models.contains_key(m.id.as_str())) {
+            for a in &m.aliases {
+                let row = || format!("aliases: {} -> {}", a.id, m.id);
+                let reason = if models.contains_key(a.id.as_str()) {
+                    Some("an alias cannot be a canonical model id".to_owned())
+                } else if !a.id.contains(':') {
+                    Some("an alias has the form <provider_slug>:<id>".to_owned())
+                } else if !ALIAS_KINDS.contains(&a.kind.as_str()) {
+                    Some(format!("unknown alias kind `{}` (one of {})", a.kind, ALIAS_KINDS.join(", ")))
+                } else if a.channel.as_deref().is_some_and(|c| !CHANNELS.contains(&c)) {
+                    Some(format!("unknown channel `{}`", a.channel.as_deref().unwrap_or_default()))
+                } else if !aliases.insert(a.id.as_str()) {
+                    Some("the alias names two models".to_owned())
+                } else {
+                    None
+                };
+                match reason {
+                    Some(reason) => bad.push(BadRow { row: row(), reason }),
+                    None => staged
+                        .aliases
+                        .push((a.id.clone(), m.id.clone(), a.kind.clone(), a.channel.clone())),
+                }
+            }
+        }
+
+        let mut series = HashSet::new();
+        for s in &self.prices {
+            let key = format!("{} {} {} {}", s.model, s.channel, s.component, s.tier);
+            let reason = if !models.contains_key(s.model.as_str()) {
+                Some(format!("model {} is not in the snapshot", s.model))
+            } else if !CHANNELS.contains(&s.channel.as_str()) {
+                Some(format!("unknown channel `{}` (one of {})", s.channel, CHANNELS.join(", ")))
+            } else if !COMPONENTS.contains(&s.component.as_str()) {
+                Some(format!("unknown component `{}` (one of {})", s.component, COMPONENTS.join(", ")))
+            } else if !TIERS.contains(&s.tier.as_str()) {
+                Some(format!("unknown service tier `{}` (one of {})", s.tier, TIERS.join(", ")))
+            } else if !series.insert(key.clone()) {
+                Some("the series appears twice".to_owned())
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                bad.push(BadRow { row: format!("prices: {key}"), reason });
+                continue;
+            }
+            stage_series(s, &key, checks, &mut staged.prices, &mut bad);
+        }
+
+        let mut benchmarks = HashSet::new();
+        for b in &self.benchmarks {
+            let row = format!("benchmarks: {} {}", b.model, b.benchmark);
+            if !models.contains_key(b.model.as_str()) {
+                bad.push(BadRow { row, reason: format!("model {} is not in the snapshot", b.model) });
+            } else if b.benchmark.is_empty()
+                || !b.benchmark.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+            {
+                bad.push(BadRow { row, reason: "benchmark names are lowercase [a-z0-9_]".into() });
+            } else if !benchmarks.insert((b.model.as_str(), b.benchmark.as_str())) {
+                bad.push(BadRow { row, reason: "duplicate benchmark score".into() });
+            } else {
+                staged
+                    .benchmarks
+                    .push((b.model.clone(), b.benchmark.clone(), b.score, b.source.clone(), b.date));
+            }
+        }
+        (staged, bad)
+    }
+}
+
+fn valid_slug(slug: &str) -> bool {
+    let mut bytes = slug.bytes();
+    bytes.next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && bytes.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+}
+
+fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, String> {
+    let Some((provider, slug)) = m.id.split_once(':') else {
+        return Err("the id has the form <provider_slug>:<model_slug>".into());
+    };
+    if provider != m.provider || !providers.contains(provider) || slug.is_empty() {
+        return Err(format!("provider `{}` is not a provider of the snapshot, or not the id's prefix", m.provider));
+    }
+    let modality = |v: &str| -> Result<String, String> {
+        if MODALITIES.contains(&v) {
+            Ok(v.to_owned())
+        } else {
+            Err(format!("unknown modality `{v}` (one of {})", MODALITIES.join(", ")))
+        }
+    };
+    let modalities = |vs: &[String]| -> Result<Vec<String>, String> {
+        if vs.is_empty() {
+            return Ok(vec!["text".into()]);
+        }
+        vs.iter().map(|v| modality(v)).collect()
+    };
+    if !STATUSES.contains(&m.status.as_str()) {
+        return Err(format!("unknown status `{}` (one of {})", m.status, STATUSES.join(", ")));
+    }
+    let limit = |v: Option<i64>, what: &str| -> Result<Option<i32>, String> {
+        v.map(|n| i32::try_from(n).ok().filter(|n| *n > 0).ok_or(format!("{what} must be a positive integer")))
+            .transpose()
+    };
+    Ok(StagedModel {
+        id: m.id.clone(),
+        provider: m.provider.clone(),
+        slug: slug.to_owned(),
+        name: m.name.clone(),
+        modality: modality(&m.modality)?,
+        input_modalities: modalities(&m.input_modalities)?,
+        output_modalities: modalities(&m.output_modalities)?,
+        status: m.status.clone(),
+        context_window: limit(m.context_window, "context_window")?,
+        max_output_tokens: limit(m.max_output_tokens, "max_output_tokens")?,
+        launch_date: m.launch_date,
+        deprecation_date: m.deprecation_date,
+        retirement_date: m.retirement_date,
+        successor: m.successor.clone(),
+    })
+}
+
+/// Turns a series' steps into rows. A bad step is left out, so the price
+/// before it stays in effect until the next good step.
+fn stage_series(
+    s: &PriceSeries,
+    key: &str,
+    checks: Checks,
+    rows: &mut Vec<StagedPrice>,
+    bad: &mut Vec<BadRow>,
+) {
+    let mut good: Vec<(Date, Option<Decimal>)> = Vec::with_capacity(s.history.len());
+    let mut last_price: Option<Decimal> = None;
+    for step in &s.history {
+        let row = || format!("prices: {key} from {}", step.from);
+        if good.last().is_some_and(|(from, _)| *from >= step.from) {
+            bad.push(BadRow { row: row(), reason: "steps must be in ascending date order".into() });
+            continue;
+        }
+        let price = match &step.price {
+            None => {
+                bad.push(BadRow { row: row(), reason: "missing price (use null for \"no longer offered\")".into() });
+                continue;
+            }
+            Some(None) => None,
+            Some(Some(text)) => match text.parse::<Decimal>() {
+                Ok(p) if p.is_sign_negative() && !p.is_zero() => {
+                    bad.push(BadRow { row: row(), reason: format!("negative price {text}") });
+                    continue;
+                }
+                Ok(p) if p.normalize().scale() > MAX_PRICE_SCALE => {
+                    bad.push(BadRow { row: row(), reason: format!("price {text} has more than {MAX_PRICE_SCALE} decimal places") });
+                    continue;
+                }
+                Ok(p) => Some(p.normalize()),
+                Err(_) => {
+                    bad.push(BadRow { row: row(), reason: format!("price `{text}` is not a decimal number") });
+                    continue;
+                }
+            },
+        };
+        if let (Some(old), Some(new)) = (last_price, price)
+            && !old.is_zero()
+            && !new.is_zero()
+        {
+            let factor = if new > old { new / old } else { old / new };
+            if factor > checks.max_move_factor {
+                bad.push(BadRow {
+                    row: row(),
+                    reason: format!(
+                        "moves the price from {old} to {new}, more than the {}x limit (--max-move-factor)",
+                        checks.max_move_factor
+                    ),
+                });
+                continue;
+            }
+        }
+        if price.is_some() {
+            last_price = price;
+        }
+        good.push((step.from, price));
+    }
+    for (i, (from, price)) in good.iter().enumerate() {
+        let Some(price) = price else { continue };
+        rows.push(StagedPrice {
+            model_id: s.model.clone(),
+            channel: s.channel.clone(),
+            component: s.component.clone(),
+            tier: s.tier.clone(),
+            usd_per_1m: *price,
+            valid_from: *from,
+            valid_to: good.get(i + 1).map(|(to, _)| *to),
+            last_verified_at: s.last_verified_at,
+            source: s.source.clone(),
+        });
+    }
+}

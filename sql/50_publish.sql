@@ -1,0 +1,325 @@
+-- Schema `publish`: the publishing pipeline's side of a publish. Not granted to
+-- the web role. `pricing publish` fills the stage tables made by
+-- publish.create_stage() and calls publish.apply() in the same transaction, so a
+-- publish lands whole or not at all.
+create schema publish;
+
+-- publish.create_stage(): temporary stage tables for one snapshot, dropped at commit.
+create function publish.create_stage()
+returns void
+language plpgsql
+as $$
+begin
+    create temp table stage_providers (
+        slug text primary key,
+        name text not null
+    ) on commit drop;
+    create temp table stage_models (
+        id text primary key,
+        provider text not null,
+        slug text not null,
+        name text not null,
+        modality pricing.modality not null,
+        input_modalities pricing.modality [] not null,
+        output_modalities pricing.modality [] not null,
+        status pricing.lifecycle not null,
+        context_window integer,
+        max_output_tokens integer,
+        launch_date date,
+        deprecation_date date,
+        retirement_date date,
+        successor text
+    ) on commit drop;
+    create temp table stage_aliases (
+        alias text primary key,
+        model_id text not null,
+        kind pricing.alias_kind not null,
+        channel pricing.channel
+    ) on commit drop;
+    create temp table stage_prices (
+        model_id text not null,
+        channel pricing.channel not null,
+        component pricing.component not null,
+        tier pricing.service_tier not null,
+        usd_per_1m numeric(20, 10) not null,
+        valid_from date not null,
+        valid_to date,
+        last_verified_at timestamptz not null,
+        source text not null,
+        primary key (model_id, channel, component, tier, valid_from)
+    ) on commit drop;
+    create temp table stage_benchmarks (
+        model_id text not null,
+        benchmark text not null,
+        score numeric(12, 4) not null,
+        source text not null,
+        measured_on date not null,
+        primary key (model_id, benchmark)
+    ) on commit drop;
+end
+$$;
+
+-- publish.price_significance(): 0-100 for a price move, see docs/significance.md.
+-- magnitude: |ln(new/old)| / ln 2 capped at 1 (a halving or doubling is full
+-- size; from or to zero is full size); +0.10 when the price rises; plus 0.35 x
+-- the model's prominence; all scaled by channel (official 1, others 0.8),
+-- component (cached_input 0.7) and tier (standard 1, others 0.8).
+create function publish.price_significance(
+    old_price numeric, new_price numeric, p_channel pricing.channel,
+    p_component pricing.component, p_tier pricing.service_tier, prominence numeric
+)
+returns smallint
+language sql immutable
+as $$
+    select greatest(0, least(100, round(100
+        * (0.55 * (case when old_price = 0 or new_price = 0 then 1
+                        else least(1, abs(ln(new_price / old_price)) / ln(2)) end)
+           + (case when new_price > old_price then 0.10 else 0 end)
+           + 0.35 * prominence)
+        * (case when p_channel = 'official' then 1 else 0.8 end)
+        * (case when p_component = 'cached_input' then 0.7 else 1 end)
+        * (case when p_tier = 'standard' then 1 else 0.8 end))))::smallint
+$$;
+
+-- publish.lifecycle_significance(): 0-100 for launches, deprecations,
+-- retirements and limit changes: a weight per event type plus prominence;
+-- a limit change also counts its relative size like a price move.
+create function publish.lifecycle_significance(
+    p_type pricing.event_type, prominence numeric, old_limit numeric default null,
+    new_limit numeric default null
+)
+returns smallint
+language sql immutable
+as $$
+    select greatest(0, least(100, round(case p_type
+        when 'model_launch' then 30 + 50 * prominence
+        when 'deprecation' then 40 + 40 * prominence
+        when 'retirement' then 50 + 40 * prominence
+        when 'limit_change' then 15 + 30 * prominence
+            + 25 * coalesce(least(1, abs(ln(new_limit / nullif(old_limit, 0))) / ln(2)), 1)
+        else 0 end)))::smallint
+$$;
+
+-- publish.apply(as_of, sha256, sources): diff the stage against what is
+-- published, write the new state, emit events, and record the publish.
+-- Returns the summary (counts of models, rows and events by type).
+-- Raises P0001 when as_of is not after the last publish.
+create function publish.apply(p_as_of timestamptz, p_sha256 text, p_sources jsonb)
+returns jsonb
+language plpgsql
+as $$
+declare
+    v_publish bigint;
+    v_today date := (p_as_of at time zone 'UTC')::date;
+    v_last timestamptz;
+    v_summary jsonb;
+    v_rows_inserted bigint;
+    v_rows_deleted bigint;
+begin
+    perform pg_advisory_xact_lock(7072696369000001);
+    select max(as_of) into v_last from pricing.publishes;
+    if v_last is not null and p_as_of <= v_last then
+        raise exception 'publish time % is not after the last publish (%)', p_as_of, v_last
+            using errcode = 'P0001',
+                  hint = 'publish with a later --at, or without --at to use the current time';
+    end if;
+    insert into pricing.publishes (as_of, snapshot_sha256, summary)
+    values (p_as_of, p_sha256, jsonb_build_object('sources', p_sources))
+    returning id into v_publish;
+
+    insert into pricing.providers (slug, name)
+    select slug, name from stage_providers
+    on conflict (slug) do update set name = excluded.name
+    where providers.name is distinct from excluded.name;
+
+    -- How prominent each model is (0-1): channels it is sold on now, a price on
+    -- its maker's own API, and an Arena rating.
+    create temp table stage_prominence on commit drop as
+    select m.id,
+           least(1, 0.5 * least(coalesce(c.channels, 0), 5) / 5.0
+                    + case when c.has_official then 0.2 else 0 end
+                    + case when b.model_id is not null then 0.3 else 0 end)::numeric as prominence
+    from stage_models as m
+    left join (
+        select model_id, count(distinct channel) as channels, bool_or(channel = 'official') as has_official
+        from stage_prices
+        where valid_from <= v_today and (valid_to is null or valid_to > v_today)
+        group by model_id
+    ) as c on c.model_id = m.id
+    left join (
+        select distinct model_id from stage_benchmarks where benchmark like 'arena%'
+    ) as b on b.model_id = m.id;
+
+    create temp table old_models on commit drop as
+    select m.id, m.status, m.context_window, m.max_output_tokens, m.deprecation_date
+    from pricing.models as m
+    join stage_models as s on s.id = m.id;
+
+    insert into pricing.models as m (
+        id, provider, slug, name, modality, input_modalities, output_modalities, status,
+        context_window, max_output_tokens, launch_date, deprecation_date, retirement_date,
+        successor, updated_in, updated_at
+    )
+    select s.id, s.provider, s.slug, s.name, s.modality, s.input_modalities, s.output_modalities,
+           s.status, s.context_window, s.max_output_tokens, s.launch_date, s.deprecation_date,
+           s.retirement_date, s.successor, v_publish,
+           coalesce(s.launch_date::timestamp at time zone 'UTC', p_as_of)
+    from stage_models as s
+    on conflict (id) do update set
+        provider = excluded.provider, slug = excluded.slug, name = excluded.name,
+        modality = excluded.modality, input_modalities = excluded.input_modalities,
+        output_modalities = excluded.output_modalities, status = excluded.status,
+        context_window = excluded.context_window, max_output_tokens = excluded.max_output_tokens,
+        launch_date = excluded.launch_date, deprecation_date = excluded.deprecation_date,
+        retirement_date = excluded.retirement_date, successor = excluded.successor,
+        updated_in = excluded.updated_in
+    where (m.provider, m.slug, m.name, m.modality, m.input_modalities, m.output_modalities,
+           m.status, m.context_window, m.max_output_tokens, m.launch_date, m.deprecation_date,
+           m.retirement_date, m.successor)
+          is distinct from
+          (excluded.provider, excluded.slug, excluded.name, excluded.modality,
+           excluded.input_modalities, excluded.output_modalities, excluded.status,
+           excluded.context_window, excluded.max_output_tokens, excluded.launch_date,
+           excluded.deprecation_date, excluded.retirement_date, excluded.successor);
+
+    -- Lifecycle and limit events, from the stage against the previous state.
+    insert into pricing.events (
+        publish_id, event_type, model_id, provider, old_value, new_value, significance,
+        effective_date, detail
+    )
+    select v_publish, e.event_type, s.id, s.provider, e.old_value, e.new_value,
+           publish.lifecycle_significance(e.event_type, p.prominence, e.old_limit, e.new_limit),
+           e.effective_date, e.detail
+    from stage_models as s
+    join stage_prominence as p on p.id = s.id
+    left join old_models as o on o.id = s.id
+    cross join lateral (
+        select 'model_launch'::pricing.event_type as event_type, null::text as old_value,
+               s.status::text as new_value, coalesce(s.launch_date, v_today) as effective_date,
+               null::numeric as old_limit, null::numeric as new_limit,
+               jsonb_build_object('name', s.name) as detail
+        where o.id is null
+        union all
+        select 'deprecation', o.status::text, s.status::text,
+               coalesce(s.deprecation_date, v_today), null, null,
+               jsonb_build_object('deprecation_date', s.deprecation_date, 'successor', s.successor)
+        where (s.status <> 'active' or s.deprecation_date is not null)
+          and (o.id is null
+               or (o.status = 'active' and o.deprecation_date is null)
+               or o.deprecation_date is distinct from s.deprecation_date and s.deprecation_date is not null)
+        union all
+        select 'retirement', o.status::text, s.status::text,
+               coalesce(s.retirement_date, v_today), null, null,
+               jsonb_build_object('retirement_date', s.retirement_date, 'successor', s.successor)
+        where s.status = 'retired' and (o.id is null or o.status <> 'retired')
+        union all
+        select 'limit_change', o.context_window::text, s.context_window::text, v_today,
+               o.context_window, s.context_window, jsonb_build_object('limit', 'context_window')
+        where o.context_window is not null and s.context_window is not null
+          and o.context_window <> s.context_window
+        union all
+        select 'limit_change', o.max_output_tokens::text, s.max_output_tokens::text, v_today,
+               o.max_output_tokens, s.max_output_tokens, jsonb_build_object('limit', 'max_output_tokens')
+        where o.max_output_tokens is not null and s.max_output_tokens is not null
+          and o.max_output_tokens <> s.max_output_tokens
+    ) as e;
+
+    -- Aliases: the stage is the whole truth for the models it names.
+    delete from pricing.aliases as a
+    using stage_models as s
+    where a.model_id = s.id
+      and not exists (select from stage_aliases as sa where sa.alias = a.alias);
+    insert into pricing.aliases as a (alias, model_id, kind, channel)
+    select alias, model_id, kind, channel from stage_aliases
+    on conflict (alias) do update set
+        model_id = excluded.model_id, kind = excluded.kind, channel = excluded.channel
+    where (a.model_id, a.kind, a.channel) is distinct from (excluded.model_id, excluded.kind, excluded.channel);
+
+    -- Price steps that are new: no published row has the same series, start and price.
+    insert into pricing.events (
+        publish_id, event_type, model_id, provider, channel, component, tier, old_value,
+        new_value, significance, effective_date, detail
+    )
+    select v_publish,
+           case when r.valid_from > v_today then 'price_change_scheduled' else 'price_change' end::pricing.event_type,
+           r.model_id, m.provider, r.channel, r.component, r.tier,
+           trim_scale(q.usd_per_1m)::text, trim_scale(r.usd_per_1m)::text,
+           publish.price_significance(q.usd_per_1m, r.usd_per_1m, r.channel, r.component, r.tier, p.prominence),
+           r.valid_from,
+           jsonb_build_object('source', r.source)
+    from stage_prices as r
+    join stage_prices as q
+      on (q.model_id, q.channel, q.component, q.tier) = (r.model_id, r.channel, r.component, r.tier)
+     and q.valid_to = r.valid_from
+    join stage_models as m on m.id = r.model_id
+    join stage_prominence as p on p.id = r.model_id
+    where q.usd_per_1m <> r.usd_per_1m
+      and not exists (
+          select from pricing.prices as x
+          where (x.model_id, x.channel, x.component, x.tier, x.valid_from, x.usd_per_1m)
+              = (r.model_id, r.channel, r.component, r.tier, r.valid_from, r.usd_per_1m));
+
+    -- Replace the rows of every staged series that differ from the stage.
+    with gone as (
+        delete from pricing.prices as x
+        where exists (
+            select from stage_prices as s
+            where (s.model_id, s.channel, s.component, s.tier) = (x.model_id, x.channel, x.component, x.tier))
+          and not exists (
+            select from stage_prices as s
+            where (s.model_id, s.channel, s.component, s.tier, s.valid_from) = (x.model_id, x.channel, x.component, x.tier, x.valid_from)
+              and s.usd_per_1m = x.usd_per_1m
+              and s.valid_to is not distinct from x.valid_to)
+        returning 1
+    )
+    select count(*) into v_rows_deleted from gone;
+    with added as (
+        insert into pricing.prices as x (
+            model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
+            last_verified_at, source, published_in
+        )
+        select s.model_id, s.channel, s.component, s.tier, s.usd_per_1m, s.valid_from, s.valid_to,
+               s.last_verified_at, s.source, v_publish
+        from stage_prices as s
+        on conflict (model_id, channel, component, tier, valid_from) do update set
+            last_verified_at = excluded.last_verified_at, source = excluded.source
+        where (x.last_verified_at, x.source) is distinct from (excluded.last_verified_at, excluded.source)
+        returning (xmax = 0) as inserted
+    )
+    select count(*) filter (where inserted) into v_rows_inserted from added;
+
+    delete from pricing.benchmarks as b
+    using stage_models as s
+    where b.model_id = s.id
+      and not exists (select from stage_benchmarks as sb where (sb.model_id, sb.benchmark) = (b.model_id, b.benchmark));
+    insert into pricing.benchmarks as b (model_id, benchmark, score, source, measured_on)
+    select model_id, benchmark, score, source, measured_on from stage_benchmarks
+    on conflict (model_id, benchmark) do update set
+        score = excluded.score, source = excluded.source, measured_on = excluded.measured_on
+    where (b.score, b.source, b.measured_on) is distinct from (excluded.score, excluded.source, excluded.measured_on);
+
+    -- A model's "updated" time is its latest event in effect, else its first publish.
+    update pricing.models as m
+    set updated_at = latest.at, updated_in = v_publish
+    from (
+        select e.model_id, max(e.effective_date)::timestamp at time zone 'UTC' as at
+        from pricing.events as e
+        where e.publish_id = v_publish and e.effective_date <= v_today
+        group by e.model_id
+    ) as latest
+    where m.id = latest.model_id and m.updated_at is distinct from greatest(m.updated_at, latest.at);
+
+    select jsonb_build_object(
+        'sources', p_sources,
+        'models', (select count(*) from stage_models),
+        'price_rows_inserted', v_rows_inserted,
+        'price_rows_deleted', v_rows_deleted,
+        'events', coalesce((
+            select jsonb_object_agg(event_type, n)
+            from (select event_type, count(*) as n from pricing.events
+                  where publish_id = v_publish group by event_type) as c), '{}'::jsonb)
+    ) into v_summary;
+    update pricing.publishes set summary = v_summary where id = v_publish;
+    return v_summary;
+end
+$$;
