@@ -1,7 +1,7 @@
 //! Database access: the request pool (role `pricing_web`) and the migrator.
 //!
 //! `migrate` runs the versioned migrations of `migrations/` (refinery), then
-//! re-creates schema `api` from `sql/` in one transaction when the hash of those
+//! re-creates schemas `api` and `publish` from `sql/` in one transaction when the hash of those
 //! files changed, all under an advisory lock so that concurrent starts are safe.
 
 use std::time::Duration;
@@ -123,7 +123,8 @@ async fn migrate_locked(client: &mut Client) -> anyhow::Result<MigrateReport> {
         });
     }
     let tx = client.transaction().await?;
-    tx.batch_execute("drop schema if exists api cascade")
+    // Both schemas made from sql/ are re-created whole (50_publish.sql creates `publish`).
+    tx.batch_execute("drop schema if exists api cascade; drop schema if exists publish cascade")
         .await?;
     for (name, body) in API_SQL {
         tx.batch_execute(body)
