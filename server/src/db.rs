@@ -24,7 +24,34 @@ const API_SQL: &[(&str, &str)] = &[
         include_str!("../../sql/10_publish_info.sql"),
     ),
     ("20_health.sql", include_str!("../../sql/20_health.sql")),
+    ("30_common.sql", include_str!("../../sql/30_common.sql")),
+    (
+        "31_list_models.sql",
+        include_str!("../../sql/31_list_models.sql"),
+    ),
+    (
+        "32_get_model.sql",
+        include_str!("../../sql/32_get_model.sql"),
+    ),
+    (
+        "33_model_history.sql",
+        include_str!("../../sql/33_model_history.sql"),
+    ),
+    ("34_compare.sql", include_str!("../../sql/34_compare.sql")),
+    (
+        "35_list_changes.sql",
+        include_str!("../../sql/35_list_changes.sql"),
+    ),
+    (
+        "36_estimate_prices.sql",
+        include_str!("../../sql/36_estimate_prices.sql"),
+    ),
+    (
+        "37_price_dump.sql",
+        include_str!("../../sql/37_price_dump.sql"),
+    ),
     ("50_publish.sql", include_str!("../../sql/50_publish.sql")),
+    ("55_listing.sql", include_str!("../../sql/55_listing.sql")),
     ("99_grants.sql", include_str!("../../sql/99_grants.sql")),
 ];
 
