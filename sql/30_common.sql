@@ -12,16 +12,26 @@
 --   PRPNF PROVIDER_NOT_FOUND (404) PRNPD NO_PRICE_DATA (404)
 
 -- api._served(): the publish being served: id, as_of, and its UTC day (the day
--- whose prices are "current"). No row before the first publish.
+-- whose prices are "current"). Raises PRNOD (503 SERVICE_UNAVAILABLE) while
+-- nothing has been published.
 create function api._served()
 returns table (id bigint, as_of timestamptz, day date)
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = pricing, pg_temp
 as $$
+begin
+    return query
     select p.id, p.as_of, (p.as_of at time zone 'UTC')::date
     from pricing.publishes as p
     order by p.id desc
-    limit 1
+    limit 1;
+    if not found then
+        raise exception using
+            errcode = 'PRNOD',
+            message = 'no pricing data has been published yet',
+            hint = 'retry later; the operator publishes data with `pricing publish`';
+    end if;
+end
 $$;
 
 -- api._ts(t): RFC 3339 UTC text, 'Z' suffix, fractional seconds only when present.
