@@ -22,16 +22,22 @@
 #   - postgres runs as PID 1 (user postgres, uid 999) and STOPSIGNAL is SIGINT:
 #     `docker stop` is a fast shutdown that does not wait for clients.
 #   - READY LINE: once per container start, when the server accepts TCP
-#     connections on 127.0.0.1 inside the container, the entrypoint prints
-#         PRICING_PG_READY
-#     alone on a line, on STDOUT. (PostgreSQL's own "database system is ready to
-#     accept connections" goes to stderr, and during a first start it is not the
-#     only server start worth waiting for.) Wait for PRICING_PG_READY on stdout.
+#     connections on 127.0.0.1 inside the container, the entrypoint prints this
+#     line on STDOUT (and only there):
+#         PRICING_PG_READY database system is ready to accept connections
+#     Wait for "PRICING_PG_READY" on stdout (testcontainers:
+#     WaitFor::message_on_stdout("PRICING_PG_READY")). PostgreSQL's own
+#     "database system is ready to accept connections" goes to stderr, once per
+#     start as well, so testcontainers-modules' Postgres (which waits for that
+#     phrase on stderr and on stdout) also works with this image.
+#     After `docker start` of a stopped container the line comes again (count
+#     them: the logs keep the earlier ones) and the published host port may
+#     have changed: ask `docker port` again.
 #   - JIT is not included (no LLVM); jit=off is the effect.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$HERE/lib.sh"
 LIB_LOG_TAG=build-postgres-image
 
@@ -41,7 +47,7 @@ PG_LIBDIR=/usr/lib/postgresql/$PG_VERSION_MAJOR
 PG_SHAREDIR=/usr/share/postgresql/$PG_VERSION_MAJOR
 PG_UID=999
 PG_GID=999
-READY_LINE=PRICING_PG_READY
+READY_LINE="PRICING_PG_READY database system is ready to accept connections"
 
 FORCE=0
 for arg in "$@"; do
@@ -187,7 +193,7 @@ cat >"$ROOT/usr/local/bin/docker-entrypoint.sh" <<'ENTRYPOINT_EOF'
 #
 # READY LINE: once per container start, as soon as the server accepts TCP
 # connections on 127.0.0.1 inside the container, this prints on STDOUT:
-#     PRICING_PG_READY
+#     PRICING_PG_READY database system is ready to accept connections
 #
 # Usage: docker run IMAGE [postgres] [postgres options, e.g. -c fsync=off]
 #        docker run IMAGE COMMAND...   (any other first word is run as is)
@@ -265,7 +271,7 @@ fi
             >/dev/null 2>&1; do
         sleep 0.1 || true
     done
-    echo PRICING_PG_READY || true
+    echo "PRICING_PG_READY database system is ready to accept connections" || true
     exit 0
 ) &
 
@@ -278,6 +284,7 @@ ENTRYPOINT_EOF
 chmod 755 "$ROOT/usr/local/bin/docker-entrypoint.sh"
 
 # Smoke test of the tree itself: every ELF's libraries resolve inside it.
+# shellcheck disable=SC2016  # expanded by the shell inside the tree
 missing=$(chroot "$ROOT" /usr/bin/sh -c 'for f in /usr/lib/postgresql/15/bin/postgres /usr/bin/setpriv; do "$f" --version >/dev/null || echo "$f"; done' 2>&1 || true)
 [ -z "$missing" ] || die "the tree is incomplete: $missing"
 

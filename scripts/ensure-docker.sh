@@ -29,7 +29,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$HERE/lib.sh"
 LIB_LOG_TAG=ensure-docker
 
@@ -38,6 +38,7 @@ ENGINE_SOCK=/var/run/docker-engine.sock
 COMPAT_SOCK=/var/run/docker-compat.sock
 DOCKERD_LOG=/var/log/pricing-dockerd.log
 COMPAT_LOG=/var/log/pricing-docker-api-compat.log
+COMPAT_PID_DIR=/var/run/pricing-docker-api-compat
 COMPAT_PY=/usr/local/libexec/pricing/docker-api-compat.py
 LOCK_FILE=/var/lock/pricing-ensure-docker.lock
 WAIT_SECS=${PRICING_DOCKER_WAIT_SECS:-60}
@@ -90,20 +91,33 @@ pick_python() {
 # sock_ping SOCKET [API]: does SOCKET answer GET /vAPI/_ping (or /_ping) with 200?
 sock_ping() {
     [ -S "$1" ] || return 1
-    "$PYTHON" "$COMPAT_PY" probe "$1" ${2:+"$2"} 2>/dev/null
+    "$PYTHON" - probe "$1" ${2:+"$2"} 2>/dev/null < <(write_compat_py)
 }
 
+compat_py_current() {
+    [ -f "$COMPAT_PY" ] && write_compat_py | cmp -s - "$COMPAT_PY"
+}
+
+# Install the shim's code; when it changed, stop the shims running the old code
+# (they are started again below).
 install_compat_py() {
-    local tmp
-    as_root mkdir -p "$(dirname "$COMPAT_PY")"
+    local tmp f pid
+    compat_py_current && return 0
+    mkdir -p "$(dirname "$COMPAT_PY")"
     tmp=$(mktemp "$COMPAT_PY.XXXXXX")
     write_compat_py >"$tmp"
     chmod 755 "$tmp"
-    if [ -f "$COMPAT_PY" ] && cmp -s "$tmp" "$COMPAT_PY"; then
-        rm -f "$tmp"
-    else
-        mv -f "$tmp" "$COMPAT_PY"
-    fi
+    mv -f "$tmp" "$COMPAT_PY"
+    for f in "$COMPAT_PID_DIR"/*.pid; do
+        [ -f "$f" ] || continue
+        pid=$(tr -dc '0-9' <"$f")
+        if [ -n "$pid" ] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'docker-api-compat.py serve'; then
+            log "restarting the Docker API shim (pid $pid): its code changed"
+            kill "$pid" 2>/dev/null || true
+            for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        fi
+        rm -f "$f"
+    done
 }
 
 # pid_is PIDFILE NAME: the pid in PIDFILE is alive and is a NAME process.
@@ -148,7 +162,7 @@ start_dockerd() {
     log "starting dockerd${*:+ $*} (log: $DOCKERD_LOG)"
     printf '\n==== %s: dockerd -H unix://%s %s\n' "$(date -Is)" "$ENGINE_SOCK" "$*" >>"$DOCKERD_LOG"
     setsid nohup "$dockerd_bin" -H "unix://$ENGINE_SOCK" --pidfile /var/run/docker.pid "$@" \
-        </dev/null >>"$DOCKERD_LOG" 2>&1 &
+        </dev/null >>"$DOCKERD_LOG" 2>&1 9>&- &
     DOCKERD_PID=$!
 }
 
@@ -206,8 +220,10 @@ start_shim() {
     fi
     log "starting the Docker API shim on $listen -> $upstream (log: $COMPAT_LOG)"
     setsid nohup "$PYTHON" "$COMPAT_PY" serve --listen "$listen" --upstream "$upstream" \
-        </dev/null >>"$COMPAT_LOG" 2>&1 &
+        </dev/null >>"$COMPAT_LOG" 2>&1 9>&- &
     local pid=$!
+    mkdir -p "$COMPAT_PID_DIR"
+    echo "$pid" >"$COMPAT_PID_DIR/$(basename "$listen" .sock).pid"
     local deadline=$((SECONDS + 15))
     until sock_ping "$listen" "$REQUIRED_API"; do
         if ! kill -0 "$pid" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; then
@@ -238,15 +254,16 @@ main() {
     fi
 
     pick_python
-    # Fast path: nothing to do.
-    if [ -f "$COMPAT_PY" ] && docker_info_ok && sock_ping "$PUBLIC_SOCK" "$REQUIRED_API"; then
+    # Fast path: nothing to do (and, where our shim runs, it runs this code).
+    if docker_info_ok && sock_ping "$PUBLIC_SOCK" "$REQUIRED_API" \
+            && { ! [ -S "$ENGINE_SOCK" ] || compat_py_current; }; then
         exit 0
     fi
 
     [ "$(id -u)" -eq 0 ] || die "run as root to start dockerd (or start it yourself)"
     mkdir -p "$(dirname "$LOCK_FILE")" "$(dirname "$DOCKERD_LOG")"
     exec 9>"$LOCK_FILE"
-    flock -w $((WAIT_SECS * 4)) 9 || die "could not take $LOCK_FILE"
+    flock -w $((WAIT_SECS * 2 + 30)) 9 || die "could not take $LOCK_FILE"
 
     install_compat_py
 
@@ -299,8 +316,8 @@ import grp
 import json
 import os
 import re
+import signal
 import socket
-import stat
 import sys
 import time
 
@@ -452,8 +469,17 @@ async def serve(listen, upstream):
     except KeyError:
         os.chmod(listen, 0o600)
     log("listening on %s, forwarding to %s" % (listen, upstream))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(sig, stop.set)
     async with server:
-        await server.serve_forever()
+        await stop.wait()
+    try:
+        os.unlink(listen)
+    except OSError:
+        pass
+    log("stopped")
 
 
 def main():
