@@ -83,7 +83,7 @@ as $$
 begin
     raise exception using
         errcode = 'PRARG',
-        message = p_message,
+        message = format('%s; %s takes %s', p_message, p_parameter, p_allowed),
         detail = jsonb_build_object('parameter', p_parameter, 'allowed', p_allowed)::text,
         hint = format('pass %s as %s', p_parameter, p_allowed);
 end
@@ -471,22 +471,22 @@ as $$
 $$;
 
 -- api._benchmark_score(model, benchmark): the model's score, null when it has none.
--- 'aggregate' = the mean, over the Arena categories the model is rated in
--- (benchmarks arena_*), of its rating as a percentage of the best rating in
--- that category among all published models (100 = best in every category it
--- is rated in), rounded to 2 decimals. Any other name: the published score.
+-- 'aggregate' = the model's Arena overall rating (benchmark arena_overall) as a
+-- percentage of the best arena_overall rating among all published models,
+-- rounded to 2 decimals: 100 is the top-rated model, 90 a model rated 10 %
+-- below it. Any other name: the published score as is.
 create function api._benchmark_score(p_model text, p_benchmark text)
 returns numeric
 language sql stable security definer
 set search_path = pricing, pg_temp
 as $$
     select case when p_benchmark = 'aggregate' then (
-        select round(avg(100 * b.score / best.score), 2)
+        select round(100 * b.score / best.score, 2)
         from pricing.benchmarks as b
-        join lateral (
-            select max(x.score) as score from pricing.benchmarks as x where x.benchmark = b.benchmark
-        ) as best on best.score > 0
-        where b.model_id = p_model and b.benchmark like 'arena\_%')
+        cross join (
+            select max(x.score) as score from pricing.benchmarks as x where x.benchmark = 'arena_overall'
+        ) as best
+        where b.model_id = p_model and b.benchmark = 'arena_overall' and best.score > 0)
     else (
         select b.score from pricing.benchmarks as b
         where b.model_id = p_model and b.benchmark = p_benchmark)
