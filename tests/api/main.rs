@@ -20,3 +20,4 @@ mod migrate;
 mod model_card;
 mod openapi;
 mod publish;
+mod unavailable;
