@@ -1,9 +1,8 @@
 -- The listing behind GET /api/v1/models: one row per model and channel with the
 -- standard-tier prices in effect on the day of the served publish, plus one
 -- reference row per model (scope 'any'). Rebuilt whole at every publish by
--- publish.refresh_listing() (sql/55_listing.sql), so a list request is a
--- filter, an index-ordered keyset scan and a count over a few thousand narrow
--- rows, plus the prebuilt items of one page.
+-- publish.refresh_listing() (sql/55_listing.sql), so a list request is a filter,
+-- an index-ordered keyset scan and a count over at most a few thousand rows.
 --
 -- Every sort of the spec is one ascending numeric key (k_*) followed by the
 -- model id, so each keyset is the row comparison (k, model_id) > (cursor k, id):
@@ -24,9 +23,15 @@ create table pricing.model_listing (
     modality pricing.modality not null,
     input_modalities pricing.modality [] not null,
     context_window integer,
+    updated_at timestamptz not null,
     input_usd numeric,
     output_usd numeric,
+    cached_input_usd numeric,
     blended_usd numeric,
+    -- lower-case id, name and aliases, for the free-text query
+    search text not null,
+    -- the list item as served (its prices and is_stale as of the publish)
+    item jsonb not null,
     k_input numeric not null,
     k_output numeric not null,
     k_blended numeric not null,
@@ -41,25 +46,8 @@ create index model_listing_output_idx on pricing.model_listing (scope, k_output,
 create index model_listing_blended_idx on pricing.model_listing (scope, k_blended, model_id);
 create index model_listing_context_idx on pricing.model_listing (scope, k_context, model_id);
 create index model_listing_updated_idx on pricing.model_listing (scope, k_updated, model_id);
-create index model_listing_filter_idx on pricing.model_listing (scope, status, provider);
-
--- The list item of each listing row as served (its prices and is_stale as of
--- the publish), apart from the listing so that its rows stay narrow for
--- counting and scanning; read only for the rows of one page.
-create table pricing.model_listing_item (
-    scope text not null,
-    model_id text not null,
-    item jsonb not null,
-    primary key (scope, model_id),
-    foreign key (scope, model_id) references pricing.model_listing (scope, model_id) on delete cascade
-);
-
--- What the free-text query searches: lower-case id, name and aliases per model.
-create table pricing.model_search (
-    model_id text primary key references pricing.models (id) on delete cascade,
-    search text not null
-);
-create index model_search_trgm_idx on pricing.model_search using gin (search gin_trgm_ops);
+create index model_listing_provider_idx on pricing.model_listing (provider, scope);
+create index model_listing_search_trgm_idx on pricing.model_listing using gin (search gin_trgm_ops);
 
 -- Keys signing the opaque cursors (sql/30_common.sql): a cursor edited by hand
 -- fails its check instead of silently starting somewhere else.
