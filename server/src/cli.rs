@@ -98,16 +98,22 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let options = publish::Options {
                 at: args.at,
                 skip_bad_rows: args.skip_bad_rows,
-                checks: Checks { max_move_factor: args.max_move_factor },
+                checks: Checks {
+                    max_move_factor: args.max_move_factor,
+                },
             };
             with_database(&args.database, |config| async move {
                 let mut client = db::connect(&config).await?;
                 db::migrate(&mut client).await?;
+                let started = std::time::Instant::now();
                 let report = publish::publish(&mut client, &snapshot, options).await?;
                 println!(
-                    "published {} as of {}; {} bad rows left out\n{}",
+                    "published {} in {:.2} s as of {}; {} bad rows left out\n{}",
                     args.snapshot.display(),
-                    report.as_of.format(&time::format_description::well_known::Rfc3339)?,
+                    started.elapsed().as_secs_f64(),
+                    report
+                        .as_of
+                        .format(&time::format_description::well_known::Rfc3339)?,
                     report.skipped.len(),
                     serde_json::to_string_pretty(&report.summary)?
                 );

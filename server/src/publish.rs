@@ -27,10 +27,16 @@ impl Default for Options {
         Self {
             at: None,
             skip_bad_rows: false,
-            checks: Checks { max_move_factor: Decimal::from(DEFAULT_MAX_MOVE_FACTOR) },
+            checks: Checks {
+                max_move_factor: Decimal::from(DEFAULT_MAX_MOVE_FACTOR),
+            },
         }
     }
 }
+
+/// The dataset shipped with the service (data/snapshot.json.gz, see
+/// data/PROVENANCE.md), published on first start of an empty database.
+pub const BUNDLED_SNAPSHOT: &[u8] = include_bytes!("../../data/snapshot.json.gz");
 
 /// A step moving a price by more than this factor is refused unless allowed.
 pub const DEFAULT_MAX_MOVE_FACTOR: u32 = 20;
@@ -72,7 +78,11 @@ pub struct Report {
 }
 
 /// Publishes `snapshot`, or nothing at all.
-pub async fn publish(client: &mut Client, snapshot: &Snapshot, options: Options) -> Result<Report, PublishError> {
+pub async fn publish(
+    client: &mut Client,
+    snapshot: &Snapshot,
+    options: Options,
+) -> Result<Report, PublishError> {
     let (staged, bad) = snapshot.check(options.checks);
     if !bad.is_empty() && !options.skip_bad_rows {
         return Err(PublishError::Rejected(bad));
@@ -82,7 +92,11 @@ pub async fn publish(client: &mut Client, snapshot: &Snapshot, options: Options)
     }
     let as_of = options.at.unwrap_or_else(OffsetDateTime::now_utc);
     let summary = write(client, snapshot, &staged, as_of).await?;
-    Ok(Report { as_of, skipped: bad, summary })
+    Ok(Report {
+        as_of,
+        skipped: bad,
+        summary,
+    })
 }
 
 async fn write(
@@ -99,8 +113,11 @@ async fn write(
         price_rows = staged.prices.len(),
         "loading the stage"
     );
-    let (slugs, names): (Vec<&str>, Vec<&str>) =
-        staged.providers.iter().map(|(s, n)| (s.as_str(), n.as_str())).unzip();
+    let (slugs, names): (Vec<&str>, Vec<&str>) = staged
+        .providers
+        .iter()
+        .map(|(s, n)| (s.as_str(), n.as_str()))
+        .unzip();
     tx.execute(
         "insert into stage_providers select * from unnest($1::text[], $2::text[])",
         &[&slugs, &names],

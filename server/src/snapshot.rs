@@ -14,7 +14,14 @@ use time::{Date, OffsetDateTime};
 
 /// The enums of the data model, as the database spells them.
 pub const CHANNELS: &[&str] = &[
-    "official", "openrouter", "aws_bedrock", "azure", "vertex", "together", "fireworks", "groq",
+    "official",
+    "openrouter",
+    "aws_bedrock",
+    "azure",
+    "vertex",
+    "together",
+    "fireworks",
+    "groq",
     "novita",
 ];
 const COMPONENTS: &[&str] = &["input", "output", "cached_input"];
@@ -172,8 +179,8 @@ pub struct StagedPrice {
 impl Snapshot {
     /// Reads a snapshot file, gzip-compressed (`.gz`) or plain JSON.
     pub fn read(path: &Path) -> anyhow::Result<Self> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading the snapshot {}", path.display()))?;
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("reading the snapshot {}", path.display()))?;
         Self::from_bytes(&bytes).with_context(|| format!("in the snapshot {}", path.display()))
     }
 
@@ -189,7 +196,8 @@ impl Snapshot {
         } else {
             bytes
         };
-        let mut snapshot: Self = serde_json::from_slice(json).context("parsing the snapshot JSON")?;
+        let mut snapshot: Self =
+            serde_json::from_slice(json).context("parsing the snapshot JSON")?;
         if snapshot.format != "pricing-snapshot" || snapshot.version != 1 {
             bail!(
                 "unsupported snapshot format {} v{} (expected pricing-snapshot v1)",
@@ -234,12 +242,18 @@ impl Snapshot {
             match check_model(m, &providers) {
                 Ok(model) => {
                     if models.insert(m.id.as_str(), m.provider.as_str()).is_some() {
-                        bad.push(BadRow { row: format!("models: {}", m.id), reason: "duplicate model id".into() });
+                        bad.push(BadRow {
+                            row: format!("models: {}", m.id),
+                            reason: "duplicate model id".into(),
+                        });
                         continue;
                     }
                     staged.models.push(model);
                 }
-                Err(reason) => bad.push(BadRow { row: format!("models: {}", m.id), reason }),
+                Err(reason) => bad.push(BadRow {
+                    row: format!("models: {}", m.id),
+                    reason,
+                }),
             }
         }
         // A successor must itself be published.
@@ -256,7 +270,11 @@ impl Snapshot {
         }
 
         let mut aliases = HashSet::new();
-        for m in self.models.iter().filter(|m| models.contains_key(m.id.as_str())) {
+        for m in self
+            .models
+            .iter()
+            .filter(|m| models.contains_key(m.id.as_str()))
+        {
             for a in &m.aliases {
                 let row = || format!("aliases: {} -> {}", a.id, m.id);
                 let reason = if models.contains_key(a.id.as_str()) {
@@ -264,9 +282,16 @@ impl Snapshot {
                 } else if !a.id.contains(':') {
                     Some("an alias has the form <provider_slug>:<id>".to_owned())
                 } else if !ALIAS_KINDS.contains(&a.kind.as_str()) {
-                    Some(format!("unknown alias kind `{}` (one of {})", a.kind, ALIAS_KINDS.join(", ")))
+                    Some(format!(
+                        "unknown alias kind `{}` (one of {})",
+                        a.kind,
+                        ALIAS_KINDS.join(", ")
+                    ))
                 } else if a.channel.as_deref().is_some_and(|c| !CHANNELS.contains(&c)) {
-                    Some(format!("unknown channel `{}`", a.channel.as_deref().unwrap_or_default()))
+                    Some(format!(
+                        "unknown channel `{}`",
+                        a.channel.as_deref().unwrap_or_default()
+                    ))
                 } else if !aliases.insert(a.id.as_str()) {
                     Some("the alias names two models".to_owned())
                 } else {
@@ -274,9 +299,12 @@ impl Snapshot {
                 };
                 match reason {
                     Some(reason) => bad.push(BadRow { row: row(), reason }),
-                    None => staged
-                        .aliases
-                        .push((a.id.clone(), m.id.clone(), a.kind.clone(), a.channel.clone())),
+                    None => staged.aliases.push((
+                        a.id.clone(),
+                        m.id.clone(),
+                        a.kind.clone(),
+                        a.channel.clone(),
+                    )),
                 }
             }
         }
@@ -287,18 +315,33 @@ impl Snapshot {
             let reason = if !models.contains_key(s.model.as_str()) {
                 Some(format!("model {} is not in the snapshot", s.model))
             } else if !CHANNELS.contains(&s.channel.as_str()) {
-                Some(format!("unknown channel `{}` (one of {})", s.channel, CHANNELS.join(", ")))
+                Some(format!(
+                    "unknown channel `{}` (one of {})",
+                    s.channel,
+                    CHANNELS.join(", ")
+                ))
             } else if !COMPONENTS.contains(&s.component.as_str()) {
-                Some(format!("unknown component `{}` (one of {})", s.component, COMPONENTS.join(", ")))
+                Some(format!(
+                    "unknown component `{}` (one of {})",
+                    s.component,
+                    COMPONENTS.join(", ")
+                ))
             } else if !TIERS.contains(&s.tier.as_str()) {
-                Some(format!("unknown service tier `{}` (one of {})", s.tier, TIERS.join(", ")))
+                Some(format!(
+                    "unknown service tier `{}` (one of {})",
+                    s.tier,
+                    TIERS.join(", ")
+                ))
             } else if !series.insert(key.clone()) {
                 Some("the series appears twice".to_owned())
             } else {
                 None
             };
             if let Some(reason) = reason {
-                bad.push(BadRow { row: format!("prices: {key}"), reason });
+                bad.push(BadRow {
+                    row: format!("prices: {key}"),
+                    reason,
+                });
                 continue;
             }
             stage_series(s, &key, checks, &mut staged.prices, &mut bad);
@@ -308,17 +351,33 @@ impl Snapshot {
         for b in &self.benchmarks {
             let row = format!("benchmarks: {} {}", b.model, b.benchmark);
             if !models.contains_key(b.model.as_str()) {
-                bad.push(BadRow { row, reason: format!("model {} is not in the snapshot", b.model) });
+                bad.push(BadRow {
+                    row,
+                    reason: format!("model {} is not in the snapshot", b.model),
+                });
             } else if b.benchmark.is_empty()
-                || !b.benchmark.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+                || !b
+                    .benchmark
+                    .bytes()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
             {
-                bad.push(BadRow { row, reason: "benchmark names are lowercase [a-z0-9_]".into() });
+                bad.push(BadRow {
+                    row,
+                    reason: "benchmark names are lowercase [a-z0-9_]".into(),
+                });
             } else if !benchmarks.insert((b.model.as_str(), b.benchmark.as_str())) {
-                bad.push(BadRow { row, reason: "duplicate benchmark score".into() });
+                bad.push(BadRow {
+                    row,
+                    reason: "duplicate benchmark score".into(),
+                });
             } else {
-                staged
-                    .benchmarks
-                    .push((b.model.clone(), b.benchmark.clone(), b.score, b.source.clone(), b.date));
+                staged.benchmarks.push((
+                    b.model.clone(),
+                    b.benchmark.clone(),
+                    b.score,
+                    b.source.clone(),
+                    b.date,
+                ));
             }
         }
         (staged, bad)
@@ -327,7 +386,9 @@ impl Snapshot {
 
 fn valid_slug(slug: &str) -> bool {
     let mut bytes = slug.bytes();
-    bytes.next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    bytes
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         && bytes.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
 }
 
@@ -336,27 +397,38 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
         return Err("the id has the form <provider_slug>:<model_slug>".into());
     };
     if provider != m.provider || !providers.contains(provider) || slug.is_empty() {
-        return Err(format!("provider `{}` is not a provider of the snapshot, or not the id's prefix", m.provider));
+        return Err(format!(
+            "provider `{}` is not a provider of the snapshot, or not the id's prefix",
+            m.provider
+        ));
     }
     let modality = |v: &str| -> Result<String, String> {
         if MODALITIES.contains(&v) {
             Ok(v.to_owned())
         } else {
-            Err(format!("unknown modality `{v}` (one of {})", MODALITIES.join(", ")))
+            Err(format!(
+                "unknown modality `{v}` (one of {})",
+                MODALITIES.join(", ")
+            ))
         }
     };
-    let modalities = |vs: &[String]| -> Result<Vec<String>, String> {
-        if vs.is_empty() {
-            return Ok(vec!["text".into()]);
-        }
-        vs.iter().map(|v| modality(v)).collect()
-    };
+    let modalities =
+        |vs: &[String]| -> Result<Vec<String>, String> { vs.iter().map(|v| modality(v)).collect() };
     if !STATUSES.contains(&m.status.as_str()) {
-        return Err(format!("unknown status `{}` (one of {})", m.status, STATUSES.join(", ")));
+        return Err(format!(
+            "unknown status `{}` (one of {})",
+            m.status,
+            STATUSES.join(", ")
+        ));
     }
     let limit = |v: Option<i64>, what: &str| -> Result<Option<i32>, String> {
-        v.map(|n| i32::try_from(n).ok().filter(|n| *n > 0).ok_or(format!("{what} must be a positive integer")))
-            .transpose()
+        v.map(|n| {
+            i32::try_from(n)
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or(format!("{what} must be a positive integer"))
+        })
+        .transpose()
     };
     Ok(StagedModel {
         id: m.id.clone(),
@@ -390,27 +462,44 @@ fn stage_series(
     for step in &s.history {
         let row = || format!("prices: {key} from {}", step.from);
         if good.last().is_some_and(|(from, _)| *from >= step.from) {
-            bad.push(BadRow { row: row(), reason: "steps must be in ascending date order".into() });
+            bad.push(BadRow {
+                row: row(),
+                reason: "steps must be in ascending date order".into(),
+            });
             continue;
         }
         let price = match &step.price {
             None => {
-                bad.push(BadRow { row: row(), reason: "missing price (use null for \"no longer offered\")".into() });
+                bad.push(BadRow {
+                    row: row(),
+                    reason: "missing price (use null for \"no longer offered\")".into(),
+                });
                 continue;
             }
             Some(None) => None,
             Some(Some(text)) => match text.parse::<Decimal>() {
                 Ok(p) if p.is_sign_negative() && !p.is_zero() => {
-                    bad.push(BadRow { row: row(), reason: format!("negative price {text}") });
+                    bad.push(BadRow {
+                        row: row(),
+                        reason: format!("negative price {text}"),
+                    });
                     continue;
                 }
                 Ok(p) if p.normalize().scale() > MAX_PRICE_SCALE => {
-                    bad.push(BadRow { row: row(), reason: format!("price {text} has more than {MAX_PRICE_SCALE} decimal places") });
+                    bad.push(BadRow {
+                        row: row(),
+                        reason: format!(
+                            "price {text} has more than {MAX_PRICE_SCALE} decimal places"
+                        ),
+                    });
                     continue;
                 }
                 Ok(p) => Some(p.normalize()),
                 Err(_) => {
-                    bad.push(BadRow { row: row(), reason: format!("price `{text}` is not a decimal number") });
+                    bad.push(BadRow {
+                        row: row(),
+                        reason: format!("price `{text}` is not a decimal number"),
+                    });
                     continue;
                 }
             },

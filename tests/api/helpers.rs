@@ -5,12 +5,12 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use pricing::publish::{self, Options};
+use pricing::snapshot::Snapshot;
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 use tokio::sync::oneshot;
-use pricing::publish::{self, Options};
-use pricing::snapshot::Snapshot;
 use tokio_postgres::Config;
 
 const TEMPLATE: &str = "pricing_template";
@@ -167,9 +167,7 @@ pub struct TestApp {
 impl TestApp {
     pub async fn spawn(config: &Config) -> Self {
         let mut owner = connect(config).await;
-        pricing::db::migrate(&mut owner)
-            .await
-            .expect("migrate");
+        pricing::db::migrate(&mut owner).await.expect("migrate");
         let pool = pricing::db::web_pool(config, 4).expect("pool");
         let state = pricing::http::AppState::new(pool, Vec::new());
         let app = pricing::App::bind("127.0.0.1:0", state)
@@ -213,10 +211,12 @@ pub fn fixture(name: &str) -> Snapshot {
 /// Publishes a fixture (real data, tests/fixtures) at its own `generated_at`.
 pub async fn publish_fixture(db: &TestDb, name: &str) -> publish::Report {
     let snapshot = fixture(name);
-    let options = Options { at: Some(snapshot.generated_at), ..Options::default() };
+    let options = Options {
+        at: Some(snapshot.generated_at),
+        ..Options::default()
+    };
     let mut client = db.client().await;
     publish::publish(&mut client, &snapshot, options)
         .await
         .unwrap_or_else(|e| panic!("publish {name}: {e}"))
 }
-

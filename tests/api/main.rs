@@ -7,6 +7,7 @@
 //! where no registry is reachable).
 
 mod cli;
+mod dataset;
 mod health;
 mod helpers;
 mod migrate;

@@ -12,7 +12,12 @@ use serde_json::Value;
 use crate::helpers::{TestApp, TestDb, connect, fixture, fixture_bytes, publish_fixture};
 
 async fn scalar_i64(db: &TestDb, sql: &str) -> i64 {
-    db.client().await.query_one(sql, &[]).await.expect(sql).get(0)
+    db.client()
+        .await
+        .query_one(sql, &[])
+        .await
+        .expect(sql)
+        .get(0)
 }
 
 /// A digest of the whole published state, to prove nothing moved.
@@ -56,7 +61,11 @@ async fn a_pair_of_real_snapshots_emits_events_of_every_type() {
     let report = publish_fixture(&db, "snapshot-b.json").await;
     let types = event_types_of_last_publish(&db).await;
     let all: BTreeSet<String> = [
-        "model_launch", "price_change", "price_change_scheduled", "deprecation", "retirement",
+        "model_launch",
+        "price_change",
+        "price_change_scheduled",
+        "deprecation",
+        "retirement",
         "limit_change",
     ]
     .into_iter()
@@ -96,14 +105,28 @@ async fn republishing_the_same_snapshot_emits_nothing() {
     let snapshot = fixture("snapshot-a.json");
     let later = snapshot.generated_at + Duration::from_secs(3600);
     let mut client = db.client().await;
-    let report = publish::publish(&mut client, &snapshot, Options { at: Some(later), ..Options::default() })
-        .await
-        .expect("republish");
+    let report = publish::publish(
+        &mut client,
+        &snapshot,
+        Options {
+            at: Some(later),
+            ..Options::default()
+        },
+    )
+    .await
+    .expect("republish");
     assert_eq!(report.summary["events"], serde_json::json!({}));
     assert_eq!(report.summary["price_rows_inserted"], 0);
     assert_eq!(report.summary["price_rows_deleted"], 0);
-    assert_eq!(scalar_i64(&db, "select count(*) from pricing.events").await, events);
-    assert_eq!(scalar_i64(&db, "select count(*) from pricing.publishes").await, 2, "as_of still moves");
+    assert_eq!(
+        scalar_i64(&db, "select count(*) from pricing.events").await,
+        events
+    );
+    assert_eq!(
+        scalar_i64(&db, "select count(*) from pricing.publishes").await,
+        2,
+        "as_of still moves"
+    );
 }
 
 #[tokio::test]
@@ -115,11 +138,17 @@ async fn a_publish_cannot_go_back_in_time() {
     let err = publish::publish(
         &mut client,
         &snapshot,
-        Options { at: Some(snapshot.generated_at), ..Options::default() },
+        Options {
+            at: Some(snapshot.generated_at),
+            ..Options::default()
+        },
     )
     .await
     .expect_err("older than the last publish");
-    assert!(format!("{err:#}").contains("not after the last publish"), "{err:#}");
+    assert!(
+        format!("{err:#}").contains("not after the last publish"),
+        "{err:#}"
+    );
 }
 
 #[tokio::test]
@@ -142,8 +171,15 @@ async fn a_publish_killed_midway_leaves_the_previous_publish_served() {
     let publishing = tokio::spawn(async move {
         let snapshot = fixture("snapshot-b.json");
         let mut client = connect(&config).await;
-        publish::publish(&mut client, &snapshot, Options { at: Some(snapshot.generated_at), ..Options::default() })
-            .await
+        publish::publish(
+            &mut client,
+            &snapshot,
+            Options {
+                at: Some(snapshot.generated_at),
+                ..Options::default()
+            },
+        )
+        .await
     });
 
     // Wait until the publish is stuck on the lock, midway, then kill its backend.
@@ -166,12 +202,22 @@ async fn a_publish_killed_midway_leaves_the_previous_publish_served() {
     }
     assert!(killed, "the publish never reached the lock");
     let outcome = publishing.await.expect("task");
-    assert!(matches!(outcome, Err(PublishError::Failed(_))), "{outcome:?}");
+    assert!(
+        matches!(outcome, Err(PublishError::Failed(_))),
+        "{outcome:?}"
+    );
     tx.rollback().await.expect("release");
 
-    assert_eq!(state_digest(&db).await, digest, "nothing of the killed publish remains");
+    assert_eq!(
+        state_digest(&db).await,
+        digest,
+        "nothing of the killed publish remains"
+    );
     let after: Value = app.get("/api/v1/health").await.json().await.expect("json");
-    assert_eq!(after["as_of"], before["as_of"], "the previous publish is still served");
+    assert_eq!(
+        after["as_of"], before["as_of"],
+        "the previous publish is still served"
+    );
 
     // And the pipeline recovers: the same publish goes through afterwards.
     publish_fixture(&db, "snapshot-b.json").await;
@@ -185,21 +231,40 @@ fn corrupted() -> (Snapshot, Vec<&'static str>) {
     let prices = doc["prices"].as_array_mut().expect("prices");
     assert!(prices.len() >= 5, "the fixture has enough series");
     prices[0]["history"][0]["price"] = Value::from("-1.5");
-    prices[1]["history"][0].as_object_mut().expect("step").remove("price");
+    prices[1]["history"][0]
+        .as_object_mut()
+        .expect("step")
+        .remove("price");
     prices[2]["channel"] = Value::from("myspace");
     prices[3]["component"] = Value::from("reasoning");
-    let first = prices[4]["history"][0]["price"].as_str().expect("price").parse::<f64>().expect("num");
+    let first = prices[4]["history"][0]["price"]
+        .as_str()
+        .expect("price")
+        .parse::<f64>()
+        .expect("num");
     let jump = if first > 0.0 { first * 100.0 } else { 100.0 };
-    let from = prices[4]["history"][0]["from"].as_str().expect("from").to_owned();
+    let from = prices[4]["history"][0]["from"]
+        .as_str()
+        .expect("from")
+        .to_owned();
     let next = time::Date::parse(&from, &time::format_description::well_known::Iso8601::DATE)
         .expect("date")
         .next_day()
         .expect("day");
     let steps = prices[4]["history"].as_array_mut().expect("history");
     if steps.len() == 1 || steps[1]["from"].as_str() != Some(&next.to_string()) {
-        steps.insert(1, serde_json::json!({"from": next.to_string(), "price": format!("{jump}")}));
+        steps.insert(
+            1,
+            serde_json::json!({"from": next.to_string(), "price": format!("{jump}")}),
+        );
     }
-    let reasons = vec!["negative price", "missing price", "unknown channel", "unknown component", "limit"];
+    let reasons = vec![
+        "negative price",
+        "missing price",
+        "unknown channel",
+        "unknown component",
+        "limit",
+    ];
     let snapshot = Snapshot::from_bytes(&serde_json::to_vec(&doc).expect("json")).expect("parses");
     (snapshot, reasons)
 }
@@ -212,29 +277,66 @@ async fn a_snapshot_with_bad_rows_is_rejected_with_the_rows_named() {
     let err = publish::publish(&mut client, &snapshot, Options::default())
         .await
         .expect_err("bad rows reject the snapshot");
-    let PublishError::Rejected(rows) = &err else { panic!("{err:#}") };
+    let PublishError::Rejected(rows) = &err else {
+        panic!("{err:#}")
+    };
     for reason in &reasons {
-        assert!(rows.iter().any(|r| r.reason.contains(reason)), "no bad row for `{reason}`: {rows:?}");
+        assert!(
+            rows.iter().any(|r| r.reason.contains(reason)),
+            "no bad row for `{reason}`: {rows:?}"
+        );
     }
-    assert!(rows.iter().all(|r| r.row.starts_with("prices: ")), "{rows:?}");
+    assert!(
+        rows.iter().all(|r| r.row.starts_with("prices: ")),
+        "{rows:?}"
+    );
     let message = err.to_string();
-    assert!(message.contains("--skip-bad-rows"), "says how to go on: {message}");
-    assert_eq!(scalar_i64(&db, "select count(*) from pricing.publishes").await, 0, "nothing published");
+    assert!(
+        message.contains("--skip-bad-rows"),
+        "says how to go on: {message}"
+    );
+    assert_eq!(
+        scalar_i64(&db, "select count(*) from pricing.publishes").await,
+        0,
+        "nothing published"
+    );
 
     // Asked explicitly, it publishes without them: no negative, no $0 stand-in.
-    let report = publish::publish(&mut client, &snapshot, Options { skip_bad_rows: true, ..Options::default() })
-        .await
-        .expect("publish without the bad rows");
+    let report = publish::publish(
+        &mut client,
+        &snapshot,
+        Options {
+            skip_bad_rows: true,
+            ..Options::default()
+        },
+    )
+    .await
+    .expect("publish without the bad rows");
     assert_eq!(report.skipped.len(), rows.len());
-    assert_eq!(scalar_i64(&db, "select count(*) from pricing.prices where usd_per_1m < 0").await, 0);
-    let total_steps: usize = serde_json::from_slice::<Value>(&fixture_bytes("snapshot-a.json")).expect("json")["prices"]
+    assert_eq!(
+        scalar_i64(
+            &db,
+            "select count(*) from pricing.prices where usd_per_1m < 0"
+        )
+        .await,
+        0
+    );
+    let total_steps: usize = serde_json::from_slice::<Value>(&fixture_bytes("snapshot-a.json"))
+        .expect("json")["prices"]
         .as_array()
         .expect("prices")
         .iter()
-        .map(|s| s["history"].as_array().map_or(0, |h| h.iter().filter(|st| !st["price"].is_null()).count()))
+        .map(|s| {
+            s["history"]
+                .as_array()
+                .map_or(0, |h| h.iter().filter(|st| !st["price"].is_null()).count())
+        })
         .sum();
     let stored = scalar_i64(&db, "select count(*) from pricing.prices").await;
-    assert!(usize::try_from(stored).expect("count") < total_steps, "the bad series are left out");
+    assert!(
+        usize::try_from(stored).expect("count") < total_steps,
+        "the bad series are left out"
+    );
 }
 
 #[tokio::test]
@@ -252,15 +354,25 @@ async fn significance_ranks_a_flagship_cut_above_a_tiny_move_on_an_obscure_model
         .await
         .expect("scores");
     let (flagship_cut, obscure_tick): (i16, i16) = (row.get(0), row.get(1));
-    assert!(flagship_cut > obscure_tick + 50, "{flagship_cut} vs {obscure_tick}");
+    assert!(
+        flagship_cut > obscure_tick + 50,
+        "{flagship_cut} vs {obscure_tick}"
+    );
     assert!((0..=100).contains(&flagship_cut) && (0..=100).contains(&obscure_tick));
     let (rise, cut): (i16, i16) = (row.get(2), row.get(3));
-    assert!(rise > cut, "a price rise weighs more than a cut of the same size");
+    assert!(
+        rise > cut,
+        "a price rise weighs more than a cut of the same size"
+    );
 
     // On real data: every event is scored 0-100.
     drop(client);
     publish_fixture(&db, "snapshot-a.json").await;
     publish_fixture(&db, "snapshot-b.json").await;
-    let out_of_range = scalar_i64(&db, "select count(*) from pricing.events where significance not between 0 and 100").await;
+    let out_of_range = scalar_i64(
+        &db,
+        "select count(*) from pricing.events where significance not between 0 and 100",
+    )
+    .await;
     assert_eq!(out_of_range, 0);
 }
