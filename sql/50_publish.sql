@@ -309,6 +309,8 @@ begin
     ) as latest
     where m.id = latest.model_id and m.updated_at is distinct from greatest(m.updated_at, latest.at);
 
+    perform publish.refresh_listing(v_publish);  -- sql/55_listing.sql
+
     select jsonb_build_object(
         'sources', p_sources,
         'models', (select count(*) from stage_models),

@@ -1,7 +1,7 @@
 //! Database access: the request pool (role `pricing_web`) and the migrator.
 //!
 //! `migrate` runs the versioned migrations of `migrations/` (refinery), then
-//! re-creates schema `api` from `sql/` in one transaction when the hash of those
+//! re-creates schemas `api` and `publish` from `sql/` in one transaction when the hash of those
 //! files changed, all under an advisory lock so that concurrent starts are safe.
 
 use std::time::Duration;
@@ -24,7 +24,34 @@ const API_SQL: &[(&str, &str)] = &[
         include_str!("../../sql/10_publish_info.sql"),
     ),
     ("20_health.sql", include_str!("../../sql/20_health.sql")),
+    ("30_common.sql", include_str!("../../sql/30_common.sql")),
+    (
+        "31_list_models.sql",
+        include_str!("../../sql/31_list_models.sql"),
+    ),
+    (
+        "32_get_model.sql",
+        include_str!("../../sql/32_get_model.sql"),
+    ),
+    (
+        "33_model_history.sql",
+        include_str!("../../sql/33_model_history.sql"),
+    ),
+    ("34_compare.sql", include_str!("../../sql/34_compare.sql")),
+    (
+        "35_list_changes.sql",
+        include_str!("../../sql/35_list_changes.sql"),
+    ),
+    (
+        "36_estimate_prices.sql",
+        include_str!("../../sql/36_estimate_prices.sql"),
+    ),
+    (
+        "37_price_dump.sql",
+        include_str!("../../sql/37_price_dump.sql"),
+    ),
     ("50_publish.sql", include_str!("../../sql/50_publish.sql")),
+    ("55_listing.sql", include_str!("../../sql/55_listing.sql")),
     ("99_grants.sql", include_str!("../../sql/99_grants.sql")),
 ];
 
@@ -123,6 +150,7 @@ async fn migrate_locked(client: &mut Client) -> anyhow::Result<MigrateReport> {
         });
     }
     let tx = client.transaction().await?;
+    // Both schemas made from sql/ are re-created whole (50_publish.sql creates `publish`).
     tx.batch_execute("drop schema if exists api cascade; drop schema if exists publish cascade")
         .await?;
     for (name, body) in API_SQL {

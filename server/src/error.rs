@@ -1,5 +1,10 @@
 //! The one place where errors become the spec's error body:
 //! `{"error": {"code", "message", "next_step", ...}}` with the matching HTTP status.
+//!
+//! Errors a client causes start in SQL: the `api` functions raise them with
+//! SQLSTATEs of class `PR` (sql/30_common.sql), a JSON object in DETAIL (merged
+//! into the error object, e.g. `did_you_mean`) and the next step in HINT.
+//! [`ApiError::from_db`] is the table from those SQLSTATEs to the spec's codes.
 
 use salvo::http::StatusCode;
 use salvo::prelude::{Json, Response, Scribe};
@@ -8,6 +13,23 @@ use serde_json::{Map, Value, json};
 /// The spec's error codes (part 7), plus the service-level ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
+    /// A model id that resolves neither as an id nor as an alias (404).
+    ModelNotFound,
+    /// An unknown provider slug (404).
+    ProviderNotFound,
+    /// The model exists but has no price rows for the channel or tier asked for (404).
+    NoPriceData,
+    /// A cursor that is malformed, altered, or from other filters or another publish (400).
+    InvalidCursor,
+    /// A `since`..`until` window over 365 days (400).
+    WindowTooLarge,
+    /// A value outside its enum or range, or an unknown parameter (400).
+    InvalidArgument,
+    /// A request that could not be read: not JSON, a wrong type, a missing
+    /// required field or a parameter that does not parse (422, with `detail`).
+    ValidationFailed,
+    /// The database cannot answer right now (503).
+    ServiceUnavailable,
     /// No route matches the path.
     NotFound,
     /// The route exists but not for this method.
@@ -20,6 +42,14 @@ impl ErrorCode {
     /// The code as written in the body.
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::ModelNotFound => "MODEL_NOT_FOUND",
+            Self::ProviderNotFound => "PROVIDER_NOT_FOUND",
+            Self::NoPriceData => "NO_PRICE_DATA",
+            Self::InvalidCursor => "INVALID_CURSOR",
+            Self::WindowTooLarge => "WINDOW_TOO_LARGE",
+            Self::InvalidArgument => "INVALID_ARGUMENT",
+            Self::ValidationFailed => "VALIDATION_FAILED",
+            Self::ServiceUnavailable => "SERVICE_UNAVAILABLE",
             Self::NotFound => "NOT_FOUND",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::Internal => "INTERNAL",
@@ -29,10 +59,62 @@ impl ErrorCode {
     /// The HTTP status that goes with the code.
     pub fn status(self) -> StatusCode {
         match self {
-            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::ModelNotFound | Self::ProviderNotFound | Self::NoPriceData | Self::NotFound => {
+                StatusCode::NOT_FOUND
+            }
+            Self::InvalidCursor | Self::WindowTooLarge | Self::InvalidArgument => {
+                StatusCode::BAD_REQUEST
+            }
+            Self::ValidationFailed => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
+    }
+
+    /// The code raised by the `api` SQL functions for this error, if any.
+    fn from_sqlstate(state: &str) -> Option<Self> {
+        Some(match state {
+            "PRARG" => Self::InvalidArgument,
+            "PRCUR" => Self::InvalidCursor,
+            "PRWIN" => Self::WindowTooLarge,
+            "PRMNF" => Self::ModelNotFound,
+            "PRPNF" => Self::ProviderNotFound,
+            "PRNPD" => Self::NoPriceData,
+            "PRNOD" => Self::ServiceUnavailable,
+            _ => return None,
+        })
+    }
+}
+
+/// One item of the 422 body's `detail` array (spec part 7).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidationItem {
+    /// Where: `["body", "requests_per_month"]`, `["query", "limit"]`, `["body", "model_ids", 3]`.
+    pub loc: Vec<Value>,
+    /// What is wrong, for people.
+    pub msg: String,
+    /// What is wrong, for programs: `missing`, `int_type`, `json_invalid`, ...
+    pub kind: &'static str,
+    /// The offending value, when there is one.
+    pub input: Option<Value>,
+    /// Context such as the expected type.
+    pub ctx: Option<Value>,
+}
+
+impl ValidationItem {
+    fn to_json(&self) -> Value {
+        let mut item = Map::new();
+        item.insert("loc".into(), Value::Array(self.loc.clone()));
+        item.insert("msg".into(), json!(self.msg));
+        item.insert("type".into(), json!(self.kind));
+        if let Some(input) = &self.input {
+            item.insert("input".into(), input.clone());
+        }
+        if let Some(ctx) = &self.ctx {
+            item.insert("ctx".into(), ctx.clone());
+        }
+        Value::Object(item)
     }
 }
 
@@ -43,6 +125,7 @@ pub struct ApiError {
     message: String,
     next_step: String,
     extra: Map<String, Value>,
+    detail: Vec<ValidationItem>,
 }
 
 impl ApiError {
@@ -53,23 +136,229 @@ impl ApiError {
             message: message.into(),
             next_step: next_step.into(),
             extra: Map::new(),
+            detail: Vec::new(),
         }
     }
 
-    /// The body, `{"error": {...}}`.
+    /// `INVALID_ARGUMENT` naming the parameter and what it allows.
+    pub fn invalid(parameter: &str, message: impl Into<String>, allowed: &str) -> Self {
+        Self::new(
+            ErrorCode::InvalidArgument,
+            message,
+            format!("pass {parameter} as {allowed}"),
+        )
+        .with("parameter", json!(parameter))
+        .with("allowed", json!(allowed))
+    }
+
+    /// A 422 with the `detail` array.
+    pub fn validation(items: Vec<ValidationItem>) -> Self {
+        let first = items
+            .first()
+            .map(|i| {
+                let loc: Vec<String> = i
+                    .loc
+                    .iter()
+                    .map(|l| match l {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect();
+                format!("{}: {}", loc.join("."), i.msg)
+            })
+            .unwrap_or_default();
+        let mut error = Self::new(
+            ErrorCode::ValidationFailed,
+            format!("the request could not be read: {first}"),
+            "fix the fields listed in detail (see GET /api/v1/openapi.json for their types) and send the request again",
+        );
+        error.detail = items;
+        error
+    }
+
+    /// Adds a field to the error object (`did_you_mean`, `parameter`, ...).
+    pub fn with(mut self, key: &str, value: Value) -> Self {
+        self.extra.insert(key.to_owned(), value);
+        self
+    }
+
+    /// The code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The 503 for a database that cannot be reached or does not answer in time.
+    pub fn unavailable(reason: &str) -> Self {
+        tracing::warn!(%reason, "database unavailable");
+        Self::new(
+            ErrorCode::ServiceUnavailable,
+            "the pricing database is not reachable right now",
+            "retry in a few seconds; GET /api/v1/health shows when the service is ready again",
+        )
+    }
+
+    /// The unexpected: logged in full, shown as a 500 without details.
+    pub fn internal(context: &str, err: &dyn std::fmt::Display) -> Self {
+        tracing::error!(error = %err, "{context}");
+        Self::new(
+            ErrorCode::Internal,
+            "the service failed to answer this request",
+            "retry; if it keeps failing, report it with the request URL",
+        )
+    }
+
+    /// Maps an error from an `api.*` call: the `PR` SQLSTATEs to the spec's
+    /// codes, a lost or overloaded database to 503, anything else to 500.
+    pub fn from_db(err: &tokio_postgres::Error) -> Self {
+        let Some(db) = err.as_db_error() else {
+            // No server answer at all: connection refused, closed or broken.
+            return Self::unavailable(&err.to_string());
+        };
+        let state = db.code().code();
+        if let Some(code) = ErrorCode::from_sqlstate(state) {
+            let mut error = Self::new(
+                code,
+                db.message(),
+                db.hint()
+                    .unwrap_or("see GET /api/v1/openapi.json for the parameters"),
+            );
+            if let Some(Value::Object(extra)) =
+                db.detail().and_then(|d| serde_json::from_str(d).ok())
+            {
+                error.extra.extend(extra);
+            }
+            return error;
+        }
+        if state == "22021" || state == "22P05" {
+            // Text the database cannot store (a NUL byte, an unmappable character).
+            return Self::new(
+                ErrorCode::InvalidArgument,
+                "a parameter holds characters that cannot be processed",
+                "send UTF-8 text without NUL characters",
+            );
+        }
+        match &state[..2] {
+            // connection exceptions, insufficient resources, operator intervention
+            // (statement timeout, shutdown, "cannot connect now")
+            "08" | "53" | "57" => Self::unavailable(&err.to_string()),
+            _ => Self::internal("database error", err),
+        }
+    }
+
+    /// The body, `{"error": {...}}`, plus `detail` for a 422.
     pub fn body(&self) -> Value {
         let mut error = Map::new();
         error.insert("code".into(), json!(self.code.as_str()));
         error.insert("message".into(), json!(self.message));
         error.insert("next_step".into(), json!(self.next_step));
         error.extend(self.extra.clone());
-        json!({ "error": error })
+        let mut body = Map::new();
+        body.insert("error".into(), Value::Object(error));
+        if self.code == ErrorCode::ValidationFailed {
+            body.insert(
+                "detail".into(),
+                Value::Array(self.detail.iter().map(ValidationItem::to_json).collect()),
+            );
+        }
+        Value::Object(body)
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for ApiError {
+    fn from(err: deadpool_postgres::PoolError) -> Self {
+        match &err {
+            deadpool_postgres::PoolError::Backend(db) => Self::from_db(db),
+            _ => Self::unavailable(&err.to_string()),
+        }
+    }
+}
+
+impl From<tokio_postgres::Error> for ApiError {
+    fn from(err: tokio_postgres::Error) -> Self {
+        Self::from_db(&err)
     }
 }
 
 impl Scribe for ApiError {
     fn render(self, res: &mut Response) {
         res.status_code(self.code.status());
+        // An error is about this request only: never store it.
+        let _ = res.add_header("cache-control", "no-store", true);
+        if self.code == ErrorCode::ServiceUnavailable {
+            let _ = res.add_header("retry-after", "5", true);
+        }
         res.render(Json(self.body()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spec_code_has_its_status() {
+        let table = [
+            (ErrorCode::ModelNotFound, "MODEL_NOT_FOUND", 404),
+            (ErrorCode::ProviderNotFound, "PROVIDER_NOT_FOUND", 404),
+            (ErrorCode::NoPriceData, "NO_PRICE_DATA", 404),
+            (ErrorCode::InvalidCursor, "INVALID_CURSOR", 400),
+            (ErrorCode::WindowTooLarge, "WINDOW_TOO_LARGE", 400),
+            (ErrorCode::InvalidArgument, "INVALID_ARGUMENT", 400),
+            (ErrorCode::ValidationFailed, "VALIDATION_FAILED", 422),
+            (ErrorCode::ServiceUnavailable, "SERVICE_UNAVAILABLE", 503),
+        ];
+        for (code, name, status) in table {
+            assert_eq!(code.as_str(), name);
+            assert_eq!(code.status().as_u16(), status, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_sql_states_map_to_the_spec_codes() {
+        assert_eq!(
+            ErrorCode::from_sqlstate("PRMNF"),
+            Some(ErrorCode::ModelNotFound)
+        );
+        assert_eq!(
+            ErrorCode::from_sqlstate("PRCUR"),
+            Some(ErrorCode::InvalidCursor)
+        );
+        assert_eq!(ErrorCode::from_sqlstate("P0001"), None);
+    }
+
+    #[test]
+    fn a_validation_error_carries_detail_and_a_next_step() {
+        let body = ApiError::validation(vec![ValidationItem {
+            loc: vec![json!("body"), json!("requests_per_month")],
+            msg: "Field required".into(),
+            kind: "missing",
+            input: None,
+            ctx: None,
+        }])
+        .body();
+        assert_eq!(body["detail"][0]["type"], "missing");
+        assert_eq!(
+            body["detail"][0]["loc"],
+            json!(["body", "requests_per_month"])
+        );
+        assert!(
+            body["error"]["next_step"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty())
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|s| s.contains("body.requests_per_month"))
+        );
+    }
+
+    #[test]
+    fn invalid_arguments_name_the_parameter_and_what_it_allows() {
+        let body =
+            ApiError::invalid("limit", "limit must be 1-100", "an integer from 1 to 100").body();
+        assert_eq!(body["error"]["code"], "INVALID_ARGUMENT");
+        assert_eq!(body["error"]["parameter"], "limit");
+        assert_eq!(body["error"]["allowed"], "an integer from 1 to 100");
     }
 }

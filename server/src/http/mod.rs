@@ -1,6 +1,18 @@
 //! The HTTP server: routes, shared state, access log and error catcher.
 
+mod changes;
+mod compare;
+mod dumps;
+mod estimate;
+mod feeds;
 mod health;
+mod models;
+mod openapi;
+pub mod params;
+pub mod respond;
+pub mod vocab;
+
+pub use openapi::OPENAPI_JSON;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -84,7 +96,27 @@ pub fn service(state: AppState) -> Service {
         .hoop(affix_state::inject(state))
         .hoop(access_log)
         .push(Router::with_path("healthz").get(health::healthz))
-        .push(Router::with_path("api/v1/health").get(health::health));
+        .push(
+            Router::with_path("api/v1")
+                .push(Router::with_path("health").get(health::health))
+                .push(Router::with_path("openapi.json").get(openapi::openapi))
+                .push(
+                    Router::with_path("models").get(models::list).push(
+                        Router::with_path("{model_id}")
+                            .get(models::card)
+                            .push(Router::with_path("history").get(models::history)),
+                    ),
+                )
+                .push(Router::with_path("compare").get(compare::compare))
+                .push(Router::with_path("changes").get(changes::changes))
+                .push(Router::with_path("estimate").post(estimate::estimate_cost)),
+        )
+        .push(
+            Router::with_path("feeds")
+                .push(Router::with_path("changes.xml").get(feeds::changes_xml))
+                .push(Router::with_path("changes.json").get(feeds::changes_json)),
+        )
+        .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv));
     Service::new(router).catcher(Catcher::new(json_errors))
 }
 

@@ -1,0 +1,82 @@
+//! `GET /api/v1/changes`: the feed of published events, newest first
+//! (sql/35_list_changes.sql). The public feeds (feeds.rs) read the same function.
+
+use salvo::prelude::*;
+
+use super::params::Query;
+use super::respond::{call_json, send_envelope};
+use super::state;
+use super::vocab::EVENT_TYPES;
+use crate::error::ApiError;
+
+const PARAMS: &[&str] = &[
+    "since",
+    "until",
+    "event_type",
+    "provider",
+    "min_significance",
+    "limit",
+    "cursor",
+];
+
+/// The filters of the changes feed, shared with the public feeds.
+#[derive(Debug)]
+pub(super) struct Filters<'q> {
+    since: Option<time::Date>,
+    until: Option<time::Date>,
+    event_type: Option<&'q str>,
+    provider: Option<&'q str>,
+    min_significance: Option<i32>,
+    limit: i32,
+    cursor: Option<&'q str>,
+}
+
+impl<'q> Filters<'q> {
+    /// Reads the filters; `default_limit` differs between the API and the feeds.
+    pub(super) fn parse(q: &'q Query, default_limit: i32) -> Result<Self, ApiError> {
+        Ok(Self {
+            since: q.date("since")?,
+            until: q.date("until")?,
+            event_type: q.one_of("event_type", EVENT_TYPES)?,
+            provider: q.name("provider", "a provider slug such as openai")?,
+            min_significance: q
+                .int("min_significance", 0, 100)?
+                .and_then(|n| i32::try_from(n).ok()),
+            limit: q
+                .int("limit", 1, 100)?
+                .and_then(|n| i32::try_from(n).ok())
+                .unwrap_or(default_limit),
+            cursor: q.text("cursor"),
+        })
+    }
+
+    /// Calls `api.list_changes`.
+    pub(super) async fn fetch(&self, depot: &Depot) -> Result<serde_json::Value, ApiError> {
+        call_json(
+            state(depot),
+            "select api.list_changes($1::date, $2::date, $3::text, $4::text, $5::int4, $6::int4, \
+             $7::text)",
+            &[
+                &self.since,
+                &self.until,
+                &self.event_type,
+                &self.provider,
+                &self.min_significance,
+                &self.limit,
+                &self.cursor,
+            ],
+        )
+        .await
+    }
+}
+
+#[handler]
+pub(super) async fn changes(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let q = Query::parse(req.uri().query(), PARAMS)?;
+    let result = Filters::parse(&q, 20)?.fetch(depot).await?;
+    send_envelope(req, res, &q.normalized(), result)
+}

@@ -1,0 +1,41 @@
+//! `GET /api/v1/compare`: 2-5 models side by side (sql/34_compare.sql).
+
+use salvo::prelude::*;
+
+use super::params::Query;
+use super::respond::{call_json, send_envelope};
+use super::state;
+use super::vocab::METRICS;
+use crate::error::ApiError;
+
+const PARAMS: &[&str] = &["ids", "metrics", "benchmark"];
+
+#[handler]
+pub(super) async fn compare(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let q = Query::parse(req.uri().query(), PARAMS)?;
+    q.required("ids")?;
+    let ids = q.list("ids").unwrap_or_default();
+    if !(2..=5).contains(&ids.len()) {
+        return Err(ApiError::invalid(
+            "ids",
+            format!("`ids` must name 2 to 5 models; got {}", ids.len()),
+            "a comma-separated list of 2 to 5 model ids",
+        ));
+    }
+    let metrics = q.list_of("metrics", METRICS)?;
+    let benchmark = q.name(
+        "benchmark",
+        "aggregate or a benchmark name such as arena_overall",
+    )?;
+    let result = call_json(
+        state(depot),
+        "select api.compare($1::text[], $2::text[], $3::text)",
+        &[&ids, &metrics, &benchmark],
+    )
+    .await?;
+    send_envelope(req, res, &q.normalized(), result)
+}

@@ -1,0 +1,39 @@
+//! `GET /dumps/prices.csv`: every current price row as CSV, built by
+//! `api.price_dump()` (sql/37_price_dump.sql), which states the columns.
+
+use salvo::prelude::*;
+
+use super::params::Query;
+use super::respond::{etag, send_cached};
+use super::state;
+use crate::error::ApiError;
+
+#[handler]
+pub(super) async fn prices_csv(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let q = Query::parse(req.uri().query(), &[])?;
+    let client = state(depot).pool.get().await?;
+    let statement = client
+        .prepare_cached("select publish, csv from api.price_dump()")
+        .await?;
+    let row = client.query_one(&statement, &[]).await?;
+    let publish: i64 = row.get(0);
+    let csv: String = row.get(1);
+    let tag = etag(publish, req.uri().path(), &q.normalized());
+    let _ = res.add_header(
+        "content-disposition",
+        "inline; filename=\"prices.csv\"",
+        true,
+    );
+    send_cached(
+        req,
+        res,
+        &tag,
+        "text/csv; charset=utf-8; header=present",
+        csv.into_bytes(),
+    );
+    Ok(())
+}

@@ -1,0 +1,514 @@
+//! `POST /api/v1/estimate`: monthly cost of a token workload.
+//!
+//! The body is read here (design.md section 2): not JSON, a wrong JSON type or
+//! a missing `requests_per_month` is a 422 with `detail`; an unknown field or a
+//! value out of its range or enum is a 400 `INVALID_ARGUMENT`. The prices come
+//! from one SQL function (`api.estimate_prices`, sql/36_estimate_prices.sql,
+//! which states the price rule); the arithmetic is the `estimator` crate's.
+
+use std::str::FromStr;
+
+use estimator::{CostEstimate, ModelPrices, Preset, Workload, estimate, sort_by_total_cost};
+use rust_decimal::Decimal;
+use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use salvo::prelude::*;
+use serde_json::{Map, Value, json};
+
+use super::params::Query;
+use super::respond::{SCHEMA_VERSION, call_json};
+use super::state;
+use crate::error::{ApiError, ValidationItem};
+
+/// The body fields, in the order they are checked.
+const FIELDS: &[&str] = &[
+    "requests_per_month",
+    "preset",
+    "input_tokens_per_request",
+    "output_tokens_per_request",
+    "cache_hit_rate",
+    "batch_share",
+    "model_ids",
+];
+const MAX_BODY_BYTES: usize = 64 * 1024;
+const MAX_MODEL_IDS: usize = 10;
+
+/// The price rule, echoed in every estimate (sql/36_estimate_prices.sql).
+pub const PRICE_RULE: &str = "prices of the model's reference channel in effect on the day of \
+    the served publish: the official channel when it has standard input and output prices, else \
+    the channel with the lowest blended price (3 x input + output) / 4 among those with both; \
+    standard-tier input, output and cached-input prices, and batch-tier prices where published";
+
+/// The body, read and type-checked; ranges are checked afterwards.
+#[derive(Debug, Default)]
+struct Body {
+    requests_per_month: Option<Integer>,
+    preset: Option<String>,
+    input_tokens_per_request: Option<Integer>,
+    output_tokens_per_request: Option<Integer>,
+    cache_hit_rate: Option<Decimal>,
+    batch_share: Option<Decimal>,
+    model_ids: Option<Vec<String>>,
+}
+
+/// A JSON integer: in range of u64, or out of it (negative or huge).
+#[derive(Debug, Clone, Copy)]
+enum Integer {
+    Fits(u64),
+    OutOfRange,
+}
+
+fn item(loc: &[Value], kind: &'static str, msg: &str, input: Option<Value>) -> ValidationItem {
+    let mut full = vec![json!("body")];
+    full.extend_from_slice(loc);
+    ValidationItem {
+        loc: full,
+        msg: msg.to_owned(),
+        kind,
+        input,
+        ctx: None,
+    }
+}
+
+fn read_integer(name: &str, v: &Value, errors: &mut Vec<ValidationItem>) -> Option<Integer> {
+    if let Some(n) = v.as_u64() {
+        return Some(Integer::Fits(n));
+    }
+    if v.as_i64().is_some() {
+        return Some(Integer::OutOfRange);
+    }
+    match v.as_f64() {
+        // An integer too large for u64 arrives as a float without a fraction.
+        Some(f) if f.fract() == 0.0 && f.abs() >= 1e18 => Some(Integer::OutOfRange),
+        _ => {
+            errors.push(item(
+                &[json!(name)],
+                "int_type",
+                "Input should be a valid integer",
+                Some(v.clone()),
+            ));
+            None
+        }
+    }
+}
+
+fn read_rate(name: &str, v: &Value, errors: &mut Vec<ValidationItem>) -> Option<Decimal> {
+    // The number's shortest text, so 0.333 is read as exactly 0.333.
+    let parsed = match v {
+        Value::Number(n) => n
+            .as_u64()
+            .map(Decimal::from)
+            .or_else(|| n.as_i64().map(Decimal::from))
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.is_finite())
+                    .and_then(|f| Decimal::from_str(&f.to_string()).ok())
+            }),
+        _ => None,
+    };
+    if parsed.is_none() {
+        errors.push(item(
+            &[json!(name)],
+            "float_type",
+            "Input should be a valid number",
+            Some(v.clone()),
+        ));
+    }
+    parsed
+}
+
+/// Parses the JSON body: 422 for what cannot be read, 400 for unknown fields.
+fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::validation(vec![item(
+            &[],
+            "missing",
+            "Field required: the request body is required (a JSON object)",
+            None,
+        )]));
+    }
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::validation(vec![ValidationItem {
+            loc: vec![json!("body"), json!(e.column())],
+            msg: "JSON decode error".into(),
+            kind: "json_invalid",
+            input: None,
+            ctx: Some(json!({"error": e.to_string()})),
+        }])
+    })?;
+    let Value::Object(fields) = value else {
+        return Err(ApiError::validation(vec![item(
+            &[],
+            "model_attributes_type",
+            "Input should be a valid JSON object",
+            Some(value),
+        )]));
+    };
+
+    let mut errors = Vec::new();
+    let mut body = Body::default();
+    match fields.get("requests_per_month") {
+        None => errors.push(item(
+            &[json!("requests_per_month")],
+            "missing",
+            "Field required",
+            None,
+        )),
+        Some(v) => body.requests_per_month = read_integer("requests_per_month", v, &mut errors),
+    }
+    if let Some(v) = fields.get("preset") {
+        match v.as_str() {
+            Some(s) => body.preset = Some(s.to_owned()),
+            None => errors.push(item(
+                &[json!("preset")],
+                "string_type",
+                "Input should be a valid string",
+                Some(v.clone()),
+            )),
+        }
+    }
+    if let Some(v) = fields.get("input_tokens_per_request") {
+        body.input_tokens_per_request = read_integer("input_tokens_per_request", v, &mut errors);
+    }
+    if let Some(v) = fields.get("output_tokens_per_request") {
+        body.output_tokens_per_request = read_integer("output_tokens_per_request", v, &mut errors);
+    }
+    if let Some(v) = fields.get("cache_hit_rate") {
+        body.cache_hit_rate = read_rate("cache_hit_rate", v, &mut errors);
+    }
+    if let Some(v) = fields.get("batch_share") {
+        body.batch_share = read_rate("batch_share", v, &mut errors);
+    }
+    if let Some(v) = fields.get("model_ids") {
+        match v.as_array() {
+            None => errors.push(item(
+                &[json!("model_ids")],
+                "list_type",
+                "Input should be a valid array",
+                Some(v.clone()),
+            )),
+            Some(items) => {
+                let mut ids = Vec::with_capacity(items.len());
+                for (i, id) in items.iter().enumerate() {
+                    match id.as_str() {
+                        Some(s) => ids.push(s.to_owned()),
+                        None => errors.push(item(
+                            &[json!("model_ids"), json!(i)],
+                            "string_type",
+                            "Input should be a valid string",
+                            Some(id.clone()),
+                        )),
+                    }
+                }
+                body.model_ids = Some(ids);
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    if body.model_ids.iter().flatten().any(|s| s.contains('\0')) {
+        return Err(ApiError::invalid(
+            "model_ids",
+            "a model id in `model_ids` contains a NUL character",
+            "text without NUL characters",
+        ));
+    }
+    if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+        return Err(ApiError::invalid(
+            unknown,
+            format!(
+                "unknown body field `{unknown}`; the body takes: {}",
+                FIELDS.join(", ")
+            ),
+            &format!(
+                "one of the fields {}, or leave `{unknown}` out",
+                FIELDS.join(", ")
+            ),
+        ));
+    }
+    Ok(body)
+}
+
+fn at_least_one(name: &str, v: Option<Integer>) -> Result<Option<u64>, ApiError> {
+    match v {
+        None => Ok(None),
+        Some(Integer::Fits(n)) if n >= 1 => Ok(Some(n)),
+        Some(_) => Err(ApiError::invalid(
+            name,
+            format!("`{name}` must be an integer >= 1"),
+            "an integer >= 1",
+        )),
+    }
+}
+
+/// The workload, with every range checked (400 naming the field).
+fn workload(body: &Body) -> Result<Workload, ApiError> {
+    let requests = at_least_one("requests_per_month", body.requests_per_month)?.unwrap_or(0);
+    let preset = body
+        .preset
+        .as_deref()
+        .map(|p| {
+            Preset::from_str(p).map_err(|_| {
+                let allowed = Preset::ALL.map(Preset::as_str).join(", ");
+                ApiError::invalid(
+                    "preset",
+                    format!("`preset` must be one of {allowed}; got `{p}`"),
+                    &format!("one of {allowed}"),
+                )
+            })
+        })
+        .transpose()?;
+    let input = at_least_one("input_tokens_per_request", body.input_tokens_per_request)?;
+    let output = at_least_one("output_tokens_per_request", body.output_tokens_per_request)?;
+    let rate = |name: &str, v: Option<Decimal>| match v {
+        Some(r) if r.is_sign_negative() && !r.is_zero() || r > Decimal::ONE => {
+            Err(ApiError::invalid(
+                name,
+                format!("`{name}` must be a number from 0 to 1; got {r}"),
+                "a number from 0 to 1",
+            ))
+        }
+        _ => Ok(v.unwrap_or(Decimal::ZERO)),
+    };
+    let workload = Workload {
+        requests_per_month: requests,
+        preset,
+        input_tokens_per_request: input,
+        output_tokens_per_request: output,
+        cache_hit_rate: rate("cache_hit_rate", body.cache_hit_rate)?,
+        batch_share: rate("batch_share", body.batch_share)?,
+    };
+    if let Some(ids) = &body.model_ids
+        && !(1..=MAX_MODEL_IDS).contains(&ids.len())
+    {
+        return Err(ApiError::invalid(
+            "model_ids",
+            format!(
+                "`model_ids` must list 1 to {MAX_MODEL_IDS} models; got {}",
+                ids.len()
+            ),
+            "an array of 1 to 10 model ids, or leave it out for the 10 cheapest active text models",
+        ));
+    }
+    Ok(workload)
+}
+
+fn is_json(req: &Request) -> bool {
+    match req
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    {
+        None => true,
+        Some(ct) => {
+            let essence = ct
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            essence == "application/json" || essence.ends_with("+json")
+        }
+    }
+}
+
+#[handler]
+pub(super) async fn estimate_cost(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    Query::parse(req.uri().query(), &[])?;
+    if !is_json(req) {
+        return Err(ApiError::validation(vec![item(
+            &[],
+            "content_type",
+            "the body must be JSON, sent with Content-Type: application/json",
+            None,
+        )]));
+    }
+    let bytes = req
+        .payload_with_max_size(MAX_BODY_BYTES)
+        .await
+        .map_err(|_| {
+            ApiError::invalid(
+                "body",
+                format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+                &format!("a JSON object of at most {MAX_BODY_BYTES} bytes"),
+            )
+        })?
+        .to_vec();
+    let body = read_body(&bytes)?;
+    let resolved = workload(&body)?.validate().map_err(|e| {
+        let field = e.field().as_str();
+        ApiError::invalid(field, e.to_string(), e.allowed())
+    })?;
+
+    let result = call_json(
+        state(depot),
+        "select api.estimate_prices($1::text[])",
+        &[&body.model_ids],
+    )
+    .await?;
+
+    let models = result["models"].as_array().cloned().unwrap_or_default();
+    let mut rows: Vec<(String, Value, CostEstimate)> = Vec::with_capacity(models.len());
+    for model in models {
+        let prices: ModelPrices = serde_json::from_value(model["prices"].clone())
+            .map_err(|e| ApiError::internal("reading prices for an estimate", &e))?;
+        let cost = estimate(&resolved, &prices).map_err(|e| {
+            ApiError::invalid(
+                "requests_per_month",
+                format!(
+                    "the workload cannot be priced for {}: {e}",
+                    model["model_id"]
+                ),
+                "a smaller workload",
+            )
+        })?;
+        let id = model["model_id"].as_str().unwrap_or_default().to_owned();
+        rows.push((id, model, cost));
+    }
+    sort_by_total_cost(&mut rows, |(_, _, e)| e, |(id, _, _)| id.as_str());
+
+    let estimates: Vec<Value> = rows
+        .into_iter()
+        .map(|(_, model, cost)| {
+            let mut row = match model {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            if let Ok(Value::Object(cost)) = serde_json::to_value(cost) {
+                row.extend(cost);
+            }
+            Value::Object(row)
+        })
+        .collect();
+
+    let mut assumptions = match serde_json::to_value(resolved) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let notes = assumptions.remove("assumptions").unwrap_or(json!([]));
+    assumptions.insert("notes".into(), notes);
+    assumptions.insert("price_rule".into(), json!(PRICE_RULE));
+    assumptions.insert(
+        "model_selection".into(),
+        json!(if result["default_selection"].as_bool() == Some(true) {
+            "cheapest_active_text"
+        } else {
+            "requested"
+        }),
+    );
+    assumptions.insert("prices_as_of".into(), result["prices_as_of"].clone());
+    assumptions.insert("currency".into(), json!("USD"));
+    assumptions.insert("period".into(), json!("month"));
+
+    let count = estimates.len();
+    let envelope = json!({
+        "schema_version": SCHEMA_VERSION,
+        "as_of": result["as_of"],
+        "data": {"assumptions": assumptions, "estimates": estimates},
+        "pagination": {"count": count, "total_count": count, "has_more": false, "next_cursor": null},
+        "truncated": false,
+    });
+    let _ = res.add_header(CACHE_CONTROL, "no-store", true);
+    res.render(Json(envelope));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn read(text: &str) -> Result<Body, ApiError> {
+        read_body(text.as_bytes())
+    }
+
+    #[test]
+    fn unreadable_bodies_are_422_with_detail() {
+        for (body, kind) in [
+            ("", "missing"),
+            ("{", "json_invalid"),
+            ("[1]", "model_attributes_type"),
+            ("{}", "missing"),
+            (r#"{"requests_per_month": "10"}"#, "int_type"),
+            (r#"{"requests_per_month": 1.5}"#, "int_type"),
+            (
+                r#"{"requests_per_month": 1, "cache_hit_rate": "0.5"}"#,
+                "float_type",
+            ),
+            (
+                r#"{"requests_per_month": 1, "model_ids": "a:b"}"#,
+                "list_type",
+            ),
+            (
+                r#"{"requests_per_month": 1, "model_ids": ["a:b", 3]}"#,
+                "string_type",
+            ),
+            (
+                r#"{"requests_per_month": 1, "preset": null}"#,
+                "string_type",
+            ),
+        ] {
+            let err = read(body).expect_err(body);
+            assert_eq!(err.code(), ErrorCode::ValidationFailed, "{body}");
+            assert_eq!(err.body()["detail"][0]["type"], kind, "{body}");
+        }
+        let err = read(r#"{"requests_per_month": 1, "model_ids": ["a:b", 3]}"#).expect_err("index");
+        assert_eq!(
+            err.body()["detail"][0]["loc"],
+            json!(["body", "model_ids", 1])
+        );
+    }
+
+    #[test]
+    fn out_of_range_values_and_unknown_fields_are_400() {
+        for (body, field) in [
+            (
+                r#"{"requests_per_month": 0, "preset": "chatbot"}"#,
+                "requests_per_month",
+            ),
+            (
+                r#"{"requests_per_month": -3, "preset": "chatbot"}"#,
+                "requests_per_month",
+            ),
+            (
+                r#"{"requests_per_month": 100000000000000000000000, "preset": "chatbot"}"#,
+                "requests_per_month",
+            ),
+            (r#"{"requests_per_month": 1, "preset": "poetry"}"#, "preset"),
+            (
+                r#"{"requests_per_month": 1, "preset": "chatbot", "cache_hit_rate": 1.5}"#,
+                "cache_hit_rate",
+            ),
+            (
+                r#"{"requests_per_month": 1, "preset": "chatbot", "batch_share": -0.1}"#,
+                "batch_share",
+            ),
+            (
+                r#"{"requests_per_month": 1, "preset": "chatbot", "model_ids": []}"#,
+                "model_ids",
+            ),
+            (
+                r#"{"requests_per_month": 1, "preset": "chatbot", "colour": "red"}"#,
+                "colour",
+            ),
+        ] {
+            let err = read(body)
+                .and_then(|b| workload(&b).map(|_| ()))
+                .expect_err(body);
+            assert_eq!(err.code(), ErrorCode::InvalidArgument, "{body}");
+            assert_eq!(err.body()["error"]["parameter"], field, "{body}");
+        }
+    }
+
+    #[test]
+    fn rates_are_read_exactly_as_written() {
+        let body =
+            read(r#"{"requests_per_month": 7, "preset": "chatbot", "cache_hit_rate": 0.333}"#)
+                .expect("valid");
+        assert_eq!(body.cache_hit_rate, Some(Decimal::new(333, 3)));
+    }
+}

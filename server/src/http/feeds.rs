@@ -1,0 +1,289 @@
+//! The public change feeds, `GET /feeds/changes.xml` (RSS 2.0) and
+//! `GET /feeds/changes.json` (JSON Feed 1.1): the events of `/api/v1/changes`
+//! (same SQL function, same filters), newest first, 50 unless `limit` says
+//! otherwise (at most 100). Each item is dated by the event's effective date.
+
+use salvo::prelude::*;
+use serde_json::{Value, json};
+use time::format_description::well_known::{Rfc2822, Rfc3339};
+use time::macros::format_description;
+use time::{Date, OffsetDateTime};
+
+use super::changes::Filters;
+use super::params::Query;
+use super::respond::{etag, send_cached};
+use crate::error::ApiError;
+
+const PARAMS: &[&str] = &[
+    "since",
+    "until",
+    "event_type",
+    "provider",
+    "min_significance",
+    "limit",
+];
+const FEED_LIMIT: i32 = 50;
+const TITLE: &str = "Model Pricing Service: price and lifecycle changes";
+const DESCRIPTION: &str = "Published price changes, scheduled price changes, launches, \
+    deprecations, retirements and limit changes of AI models, newest first. Prices in USD per \
+    1M tokens.";
+
+/// The feed's events, the base URL and the publish they come from.
+struct Feed {
+    base: String,
+    publish: i64,
+    as_of: Option<OffsetDateTime>,
+    items: Vec<Value>,
+}
+
+async fn load(req: &Request, depot: &Depot) -> Result<(Feed, String), ApiError> {
+    let q = Query::parse(req.uri().query(), PARAMS)?;
+    let result = Filters::parse(&q, FEED_LIMIT)?.fetch(depot).await?;
+    let host = req
+        .headers()
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let feed = Feed {
+        base: format!("http://{host}"),
+        publish: result["publish"].as_i64().unwrap_or_default(),
+        as_of: result["as_of"]
+            .as_str()
+            .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok()),
+        items: result["data"]["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    Ok((feed, q.normalized()))
+}
+
+fn text<'a>(event: &'a Value, key: &str) -> &'a str {
+    event[key].as_str().unwrap_or("")
+}
+
+/// A one-line title for an event.
+fn title(e: &Value) -> String {
+    let name = match text(e, "model_name") {
+        "" => text(e, "model_id"),
+        name => name,
+    };
+    let (old, new) = (text(e, "old_value"), text(e, "new_value"));
+    match text(e, "event_type") {
+        "price_change" => format!(
+            "{name}: {} price {old} → {new} USD per 1M tokens ({}, {})",
+            text(e, "component"),
+            text(e, "channel"),
+            text(e, "tier")
+        ),
+        "price_change_scheduled" => format!(
+            "{name}: {} price to change {old} → {new} USD per 1M tokens on {} ({}, {})",
+            text(e, "component"),
+            text(e, "effective_date"),
+            text(e, "channel"),
+            text(e, "tier")
+        ),
+        "deprecation" => format!("{name} is deprecated"),
+        "retirement" => format!("{name} is retired"),
+        "model_launch" => format!("{name} launched"),
+        "limit_change" => format!(
+            "{name}: {} {old} → {new} tokens",
+            e["detail"]["limit"].as_str().unwrap_or("limit")
+        ),
+        other => format!("{name}: {other}"),
+    }
+}
+
+/// A longer description: the title plus significance and dates.
+fn summary(e: &Value) -> String {
+    let mut out = format!(
+        "{}. Significance {} of 100. Effective {}; published {}.",
+        title(e),
+        e["significance"],
+        text(e, "effective_date"),
+        text(e, "published_at")
+    );
+    if let Some(pct) = e["change_pct"].as_str() {
+        out.push_str(&format!(" Change: {pct}%."));
+    }
+    out
+}
+
+fn model_url(base: &str, e: &Value) -> String {
+    let id: String = form_urlencoded::byte_serialize(text(e, "model_id").as_bytes()).collect();
+    format!("{base}/api/v1/models/{id}")
+}
+
+fn effective(e: &Value) -> Option<OffsetDateTime> {
+    Date::parse(
+        text(e, "effective_date"),
+        format_description!("[year]-[month]-[day]"),
+    )
+    .ok()
+    .map(|d| d.midnight().assume_utc())
+}
+
+fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn rss(feed: &Feed) -> String {
+    let base = &feed.base;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str("<rss version=\"2.0\" xmlns:atom=\"http://www.w3.org/2005/Atom\">\n<channel>\n");
+    out.push_str(&format!("<title>{}</title>\n", xml_escape(TITLE)));
+    out.push_str(&format!("<link>{base}/api/v1/changes</link>\n"));
+    out.push_str(&format!(
+        "<description>{}</description>\n",
+        xml_escape(DESCRIPTION)
+    ));
+    out.push_str("<language>en</language>\n");
+    if let Some(as_of) = feed.as_of.and_then(|t| t.format(&Rfc2822).ok()) {
+        out.push_str(&format!("<lastBuildDate>{as_of}</lastBuildDate>\n"));
+    }
+    out.push_str(&format!(
+        "<atom:link href=\"{base}/feeds/changes.xml\" rel=\"self\" type=\"application/rss+xml\"/>\n"
+    ));
+    for e in &feed.items {
+        out.push_str("<item>\n");
+        out.push_str(&format!("<title>{}</title>\n", xml_escape(&title(e))));
+        out.push_str(&format!(
+            "<link>{}</link>\n",
+            xml_escape(&model_url(base, e))
+        ));
+        out.push_str(&format!(
+            "<guid isPermaLink=\"false\">pricing-event-{}</guid>\n",
+            e["id"]
+        ));
+        if let Some(date) = effective(e).and_then(|t| t.format(&Rfc2822).ok()) {
+            out.push_str(&format!("<pubDate>{date}</pubDate>\n"));
+        }
+        out.push_str(&format!(
+            "<category>{}</category>\n",
+            xml_escape(text(e, "event_type"))
+        ));
+        out.push_str(&format!(
+            "<description>{}</description>\n",
+            xml_escape(&summary(e))
+        ));
+        out.push_str("</item>\n");
+    }
+    out.push_str("</channel>\n</rss>\n");
+    out
+}
+
+fn json_feed(feed: &Feed) -> Value {
+    let base = &feed.base;
+    let items: Vec<Value> = feed
+        .items
+        .iter()
+        .map(|e| {
+            json!({
+                "id": format!("pricing-event-{}", e["id"]),
+                "url": model_url(base, e),
+                "title": title(e),
+                "content_text": summary(e),
+                "date_published": effective(e).and_then(|t| t.format(&Rfc3339).ok()),
+                "tags": [text(e, "event_type"), text(e, "provider")],
+                "_pricing": e,
+            })
+        })
+        .collect();
+    json!({
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": TITLE,
+        "home_page_url": format!("{base}/api/v1/changes"),
+        "feed_url": format!("{base}/feeds/changes.json"),
+        "description": DESCRIPTION,
+        "language": "en",
+        "items": items,
+    })
+}
+
+#[handler]
+pub(super) async fn changes_xml(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let (feed, query) = load(req, depot).await?;
+    let tag = etag(feed.publish, req.uri().path(), &query);
+    send_cached(
+        req,
+        res,
+        &tag,
+        "application/rss+xml; charset=utf-8",
+        rss(&feed).into_bytes(),
+    );
+    Ok(())
+}
+
+#[handler]
+pub(super) async fn changes_json(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let (feed, query) = load(req, depot).await?;
+    let tag = etag(feed.publish, req.uri().path(), &query);
+    let bytes = serde_json::to_vec(&json_feed(&feed))
+        .map_err(|e| ApiError::internal("serializing the JSON feed", &e))?;
+    send_cached(req, res, &tag, "application/feed+json", bytes);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event() -> Value {
+        json!({
+            "id": 8, "event_type": "price_change", "model_id": "openai:gpt-4o",
+            "model_name": "GPT <4o> & co", "provider": "openai", "channel": "official",
+            "component": "input", "tier": "standard", "old_value": "5", "new_value": "2.5",
+            "change_pct": "-50", "significance": 80, "effective_date": "2024-10-01",
+            "published_at": "2026-10-01T00:00:00Z", "detail": {}
+        })
+    }
+
+    #[test]
+    fn rss_items_escape_text_and_carry_guid_and_date() {
+        let feed = Feed {
+            base: "http://example.test".into(),
+            publish: 1,
+            as_of: None,
+            items: vec![event()],
+        };
+        let xml = rss(&feed);
+        assert!(xml.contains("<title>GPT &lt;4o&gt; &amp; co: input price 5 → 2.5 USD per 1M tokens (official, standard)</title>"));
+        assert!(xml.contains("<guid isPermaLink=\"false\">pricing-event-8</guid>"));
+        assert!(xml.contains("<pubDate>Tue, 01 Oct 2024 00:00:00 +0000</pubDate>"));
+        assert!(xml.contains("<link>http://example.test/api/v1/models/openai%3Agpt-4o</link>"));
+    }
+
+    #[test]
+    fn json_feed_items_keep_the_event() {
+        let feed = Feed {
+            base: "http://example.test".into(),
+            publish: 1,
+            as_of: None,
+            items: vec![event()],
+        };
+        let doc = json_feed(&feed);
+        assert_eq!(doc["version"], "https://jsonfeed.org/version/1.1");
+        assert_eq!(doc["items"][0]["id"], "pricing-event-8");
+        assert_eq!(doc["items"][0]["date_published"], "2024-10-01T00:00:00Z");
+        assert_eq!(doc["items"][0]["_pricing"]["new_value"], "2.5");
+    }
+}

@@ -1,0 +1,154 @@
+//! `GET /api/v1/models`, `GET /api/v1/models/{model_id}` and
+//! `GET /api/v1/models/{model_id}/history`: parse, call one `api` function
+//! (sql/31_list_models.sql, 32_get_model.sql, 33_model_history.sql), wrap.
+
+use salvo::prelude::*;
+
+use super::params::Query;
+use super::respond::{call_json, send_envelope};
+use super::state;
+use super::vocab::{CHANNELS, COMPONENTS, GRANULARITIES, INCLUDES, MODALITIES, SORTS, STATUSES};
+use crate::error::ApiError;
+
+const LIST_PARAMS: &[&str] = &[
+    "query",
+    "provider",
+    "modality",
+    "status",
+    "channel",
+    "min_context",
+    "max_input_price",
+    "sort",
+    "limit",
+    "cursor",
+    "as_of",
+];
+const CARD_PARAMS: &[&str] = &["include", "as_of"];
+const HISTORY_PARAMS: &[&str] = &[
+    "component",
+    "channel",
+    "since",
+    "until",
+    "granularity",
+    "limit",
+    "cursor",
+];
+
+/// The longest free-text query accepted.
+const MAX_QUERY_CHARS: usize = 200;
+
+fn to_i32(v: Option<i64>) -> Option<i32> {
+    v.and_then(|n| i32::try_from(n).ok())
+}
+
+#[handler]
+pub(super) async fn list(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let q = Query::parse(req.uri().query(), LIST_PARAMS)?;
+    let text = q.text("query");
+    if text.is_some_and(|t| t.chars().count() > MAX_QUERY_CHARS) {
+        return Err(ApiError::invalid(
+            "query",
+            format!("`query` is longer than {MAX_QUERY_CHARS} characters"),
+            &format!("text of at most {MAX_QUERY_CHARS} characters"),
+        ));
+    }
+    let provider = q.name("provider", "a provider slug such as openai")?;
+    let modality = q.one_of("modality", MODALITIES)?;
+    let status = q.one_of("status", STATUSES)?;
+    let channel = q.one_of("channel", CHANNELS)?;
+    let min_context = to_i32(q.int("min_context", 1, i64::from(i32::MAX))?);
+    let max_input_price = q.decimal("max_input_price")?;
+    let sort = q.one_of("sort", SORTS)?;
+    let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(20);
+    let cursor = q.text("cursor");
+    let as_of = q.date("as_of")?;
+    let result = call_json(
+        state(depot),
+        "select api.list_models($1::text, $2::text, $3::text, $4::text, $5::text, $6::int4, \
+         $7::numeric, $8::text, $9::int4, $10::text, $11::date)",
+        &[
+            &text,
+            &provider,
+            &modality,
+            &status,
+            &channel,
+            &min_context,
+            &max_input_price,
+            &sort,
+            &limit,
+            &cursor,
+            &as_of,
+        ],
+    )
+    .await?;
+    send_envelope(req, res, &q.normalized(), result)
+}
+
+fn model_id(req: &Request) -> Result<String, ApiError> {
+    let id = req.param::<String>("model_id").unwrap_or_default();
+    if id.contains('\0') {
+        return Err(ApiError::invalid(
+            "model_id",
+            "`model_id` contains a NUL character",
+            "a model id such as openai:gpt-4o",
+        ));
+    }
+    Ok(id)
+}
+
+#[handler]
+pub(super) async fn card(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let q = Query::parse(req.uri().query(), CARD_PARAMS)?;
+    let include = q.list_of("include", INCLUDES)?;
+    let as_of = q.date("as_of")?;
+    let id = model_id(req)?;
+    let result = call_json(
+        state(depot),
+        "select api.get_model($1::text, $2::text[], $3::date)",
+        &[&id, &include, &as_of],
+    )
+    .await?;
+    send_envelope(req, res, &q.normalized(), result)
+}
+
+#[handler]
+pub(super) async fn history(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    let q = Query::parse(req.uri().query(), HISTORY_PARAMS)?;
+    let component = q.one_of("component", COMPONENTS)?;
+    let channel = q.one_of("channel", CHANNELS)?;
+    let since = q.date("since")?;
+    let until = q.date("until")?;
+    let granularity = q.one_of("granularity", GRANULARITIES)?;
+    let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(50);
+    let cursor = q.text("cursor");
+    let id = model_id(req)?;
+    let result = call_json(
+        state(depot),
+        "select api.model_history($1::text, $2::text, $3::text, $4::date, $5::date, $6::text, \
+         $7::int4, $8::text)",
+        &[
+            &id,
+            &component,
+            &channel,
+            &since,
+            &until,
+            &granularity,
+            &limit,
+            &cursor,
+        ],
+    )
+    .await?;
+    send_envelope(req, res, &q.normalized(), result)
+}

@@ -1,0 +1,363 @@
+//! Query-string parsing shared by the handlers.
+//!
+//! Rules (docs/api.md): a parameter the endpoint does not know is rejected with
+//! `INVALID_ARGUMENT` naming it and the allowed ones; so is a parameter given
+//! twice. An empty value is checked like any other (`limit=` is not a number,
+//! `sort=` not a sort), except for free text and cursors, where it means
+//! "not given". A value that does not parse as its type (`limit=abc`,
+//! `since=yesterday`) is a 422 with `detail`; a value that parses but lies
+//! outside its enum or range is a 400 `INVALID_ARGUMENT`.
+
+use rust_decimal::Decimal;
+use serde_json::{Value, json};
+use time::Date;
+use time::macros::format_description;
+
+use crate::error::{ApiError, ErrorCode, ValidationItem};
+
+/// The API key parameter (spec part 5): accepted on every `/api/v1` endpoint.
+pub const KEY_PARAM: &str = "key";
+
+/// The decoded query string of one request.
+#[derive(Debug, Default)]
+pub struct Query {
+    pairs: Vec<(String, String)>,
+}
+
+impl Query {
+    /// Parses `raw` (the part after `?`), rejecting names outside `allowed`
+    /// (plus `key`) and names given twice.
+    pub fn parse(raw: Option<&str>, allowed: &[&str]) -> Result<Self, ApiError> {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (name, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+            if name != KEY_PARAM && !allowed.contains(&name.as_ref()) {
+                return Err(unknown_parameter(&name, allowed));
+            }
+            if value.contains('\0') {
+                return Err(ApiError::invalid(
+                    &name,
+                    format!("query parameter `{name}` contains a NUL character"),
+                    "text without NUL characters",
+                ));
+            }
+            if pairs.iter().any(|(n, _)| *n == name) {
+                return Err(ApiError::invalid(
+                    &name,
+                    format!("query parameter `{name}` is given more than once"),
+                    "a single value (lists are comma-separated)",
+                ));
+            }
+            pairs.push((name.into_owned(), value.into_owned()));
+        }
+        Ok(Self { pairs })
+    }
+
+    /// The raw value, `None` when absent.
+    fn raw(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Free text or a cursor: `None` when absent or empty.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.raw(name).filter(|v| !v.is_empty())
+    }
+
+    /// A name such as a provider slug: present means non-empty.
+    pub fn name(&self, name: &str, what: &str) -> Result<Option<&str>, ApiError> {
+        match self.raw(name) {
+            Some("") => Err(ApiError::invalid(
+                name,
+                format!("`{name}` is empty"),
+                &format!("{what}, or leave `{name}` out"),
+            )),
+            other => Ok(other),
+        }
+    }
+
+    /// The value, which must be one of `allowed`.
+    pub fn one_of(&self, name: &str, allowed: &[&str]) -> Result<Option<&str>, ApiError> {
+        match self.raw(name) {
+            None => Ok(None),
+            Some(v) if allowed.contains(&v) => Ok(Some(v)),
+            Some(v) => Err(ApiError::invalid(
+                name,
+                format!("`{name}` must be one of {}; got `{v}`", allowed.join(", ")),
+                &format!("one of {}", allowed.join(", ")),
+            )),
+        }
+    }
+
+    /// An integer in `min..=max`.
+    pub fn int(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
+        let Some(v) = self.raw(name) else {
+            return Ok(None);
+        };
+        let digits = v.strip_prefix(['-', '+']).unwrap_or(v);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(unparsable(
+                name,
+                v,
+                "int_parsing",
+                "Input should be a valid integer, unable to parse string as an integer",
+            ));
+        }
+        let allowed = if max == i64::from(i32::MAX) {
+            format!("an integer >= {min}")
+        } else {
+            format!("an integer from {min} to {max}")
+        };
+        match v.parse::<i64>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(Some(n)),
+            _ => Err(ApiError::invalid(
+                name,
+                format!("`{name}` must be {allowed}; got {v}"),
+                &allowed,
+            )),
+        }
+    }
+
+    /// A calendar date, `YYYY-MM-DD`.
+    pub fn date(&self, name: &str) -> Result<Option<Date>, ApiError> {
+        let Some(v) = self.raw(name) else {
+            return Ok(None);
+        };
+        Date::parse(v, format_description!("[year]-[month]-[day]"))
+            .map(Some)
+            .map_err(|_| {
+                unparsable(
+                    name,
+                    v,
+                    "date_parsing",
+                    "Input should be a valid date in the format YYYY-MM-DD",
+                )
+            })
+    }
+
+    /// A non-negative decimal string such as `2.5`.
+    pub fn decimal(&self, name: &str) -> Result<Option<Decimal>, ApiError> {
+        let Some(v) = self.raw(name) else {
+            return Ok(None);
+        };
+        let plain = v.strip_prefix('-').unwrap_or(v);
+        let well_formed = {
+            let (whole, frac) = plain.split_once('.').unwrap_or((plain, ""));
+            !whole.is_empty()
+                && whole.bytes().all(|b| b.is_ascii_digit())
+                && frac.bytes().all(|b| b.is_ascii_digit())
+                && (frac.len() <= 10)
+                && (!plain.contains('.') || !frac.is_empty())
+        };
+        let parsed = if well_formed {
+            v.parse::<Decimal>().ok()
+        } else {
+            None
+        };
+        match parsed {
+            None => Err(unparsable(
+                name,
+                v,
+                "decimal_parsing",
+                "Input should be a decimal number like 2.5 (at most 10 decimal places)",
+            )),
+            Some(d) if d.is_sign_negative() && !d.is_zero() => Err(ApiError::invalid(
+                name,
+                format!("`{name}` must be a decimal >= 0; got {v}"),
+                "a decimal string >= 0, e.g. 2.5",
+            )),
+            Some(d) => Ok(Some(d)),
+        }
+    }
+
+    /// A comma-separated list; empty items are dropped.
+    pub fn list(&self, name: &str) -> Option<Vec<String>> {
+        self.raw(name).map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+    }
+
+    /// A comma-separated list whose items must all be in `allowed`.
+    pub fn list_of(&self, name: &str, allowed: &[&str]) -> Result<Option<Vec<String>>, ApiError> {
+        let Some(items) = self.list(name) else {
+            return Ok(None);
+        };
+        if let Some(bad) = items.iter().find(|i| !allowed.contains(&i.as_str())) {
+            return Err(ApiError::invalid(
+                name,
+                format!(
+                    "`{name}` takes a comma-separated list of {}; got `{bad}`",
+                    allowed.join(", ")
+                ),
+                &format!("a comma-separated list of {}", allowed.join(", ")),
+            ));
+        }
+        Ok(Some(items))
+    }
+
+    /// A parameter that must be present.
+    pub fn required(&self, name: &str) -> Result<&str, ApiError> {
+        self.raw(name).ok_or_else(|| {
+            ApiError::validation(vec![ValidationItem {
+                loc: vec![json!("query"), json!(name)],
+                msg: "Field required".into(),
+                kind: "missing",
+                input: None,
+                ctx: None,
+            }])
+        })
+    }
+
+    /// Every pair except the API key, sorted: the request's identity for ETags.
+    pub fn normalized(&self) -> String {
+        let mut pairs: Vec<&(String, String)> =
+            self.pairs.iter().filter(|(n, _)| n != KEY_PARAM).collect();
+        pairs.sort();
+        form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs.iter().map(|(n, v)| (n, v)))
+            .finish()
+    }
+}
+
+fn unknown_parameter(name: &str, allowed: &[&str]) -> ApiError {
+    let mut known: Vec<&str> = allowed.to_vec();
+    known.push(KEY_PARAM);
+    let known = known.join(", ");
+    ApiError::new(
+        ErrorCode::InvalidArgument,
+        format!("unknown query parameter `{name}`; this endpoint takes: {known}"),
+        format!("remove `{name}` from the query (or fix its spelling)"),
+    )
+    .with("parameter", json!(name))
+    .with("allowed", json!(known))
+}
+
+fn unparsable(name: &str, value: &str, kind: &'static str, msg: &str) -> ApiError {
+    ApiError::validation(vec![ValidationItem {
+        loc: vec![json!("query"), json!(name)],
+        msg: msg.to_owned(),
+        kind,
+        input: Some(Value::String(value.to_owned())),
+        ctx: None,
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(raw: &str, allowed: &[&str]) -> Query {
+        Query::parse(Some(raw), allowed).expect("parses")
+    }
+
+    #[test]
+    fn unknown_and_repeated_parameters_are_rejected_by_name() {
+        let err = Query::parse(Some("limit=5&colour=red"), &["limit"]).expect_err("unknown");
+        assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        assert_eq!(err.body()["error"]["parameter"], "colour");
+        assert!(
+            err.body()["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("limit"))
+        );
+        let err = Query::parse(Some("limit=5&limit=6"), &["limit"]).expect_err("twice");
+        assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        assert!(Query::parse(Some("key=pr_live_x&limit=1"), &["limit"]).is_ok());
+    }
+
+    #[test]
+    fn integers_parse_or_give_422_and_ranges_give_400() {
+        let query = q(
+            "limit=abc&a=0&b=7&c=1.5&d=99999999999999999999",
+            &["limit", "a", "b", "c", "d"],
+        );
+        assert_eq!(
+            query.int("limit", 1, 100).expect_err("abc").code(),
+            ErrorCode::ValidationFailed
+        );
+        assert_eq!(
+            query.int("c", 1, 100).expect_err("1.5").code(),
+            ErrorCode::ValidationFailed
+        );
+        assert_eq!(
+            query.int("a", 1, 100).expect_err("0").code(),
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(
+            query.int("d", 1, 100).expect_err("huge").code(),
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(query.int("b", 1, 100).expect("7"), Some(7));
+        assert_eq!(query.int("missing", 1, 100).expect("absent"), None);
+    }
+
+    #[test]
+    fn decimals_and_dates_are_strict() {
+        let query = q(
+            "p=2.50&n=-1&x=1e3&d=2025-02-30&e=2025-02-28&f=.5",
+            &["p", "n", "x", "d", "e", "f"],
+        );
+        assert_eq!(
+            query.decimal("p").expect("2.50"),
+            Some(Decimal::new(250, 2))
+        );
+        assert_eq!(
+            query.decimal("n").expect_err("negative").code(),
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(
+            query.decimal("x").expect_err("exponent").code(),
+            ErrorCode::ValidationFailed
+        );
+        assert_eq!(
+            query.decimal("f").expect_err("no leading digit").code(),
+            ErrorCode::ValidationFailed
+        );
+        assert_eq!(
+            query.date("d").expect_err("no such day").code(),
+            ErrorCode::ValidationFailed
+        );
+        assert!(query.date("e").expect("a day").is_some());
+    }
+
+    #[test]
+    fn empty_values_are_values_except_for_free_text() {
+        let query = q(
+            "provider=&ids=a,,b%2Cc&query=&limit=&sort=",
+            &["provider", "ids", "query", "limit", "sort"],
+        );
+        assert_eq!(
+            query
+                .name("provider", "a provider slug")
+                .expect_err("empty")
+                .code(),
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(query.text("query"), None);
+        assert_eq!(
+            query.int("limit", 1, 100).expect_err("empty").code(),
+            ErrorCode::ValidationFailed
+        );
+        assert_eq!(
+            query.one_of("sort", &["a"]).expect_err("empty").code(),
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(
+            query.list("ids"),
+            Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()])
+        );
+    }
+
+    #[test]
+    fn the_normalized_query_ignores_order_and_the_key() {
+        let a = q("b=2&a=1&key=pr_live_x", &["a", "b"]).normalized();
+        let b = q("a=1&b=2", &["a", "b"]).normalized();
+        assert_eq!(a, b);
+        assert_eq!(a, "a=1&b=2");
+    }
+}

@@ -1,0 +1,149 @@
+-- api.get_model(id, include, as_of): GET /api/v1/models/{model_id}. Returns
+--   {"as_of", "publish", "data": <model card>, "pagination": {count 1}}.
+-- id: canonical id, provider API id or renamed slug; the card always shows the
+-- canonical id (and requested_id as given). include: any of pricing,
+-- deprecation, benchmarks, aliases, history_summary. as_of: a day whose prices
+-- the card shows instead of the served publish's day.
+-- Ordering: channels in the spec's order; price rows by channel, component,
+-- tier; benchmarks and aliases by name; events newest first.
+-- Errors: PRMNF unknown id (did_you_mean), PRARG unknown include.
+create function api.get_model(p_id text, p_include text[], p_as_of date)
+returns jsonb
+language plpgsql stable security definer
+set search_path = pricing, pg_temp
+as $$
+declare
+    v_served record;
+    v_id text;
+    v_day date;
+    v_bad text;
+    v_card jsonb;
+    v_m pricing.models;
+begin
+    select * into v_served from api._served();
+    select x into v_bad
+    from unnest(p_include) as x
+    where x not in ('pricing', 'deprecation', 'benchmarks', 'aliases', 'history_summary')
+    limit 1;
+    if v_bad is not null then
+        perform api._raise_invalid('include', format('unknown include %L', v_bad),
+            'a comma-separated list of pricing, deprecation, benchmarks, aliases, history_summary');
+    end if;
+    v_id := api._resolve_model(p_id);
+    v_day := coalesce(p_as_of, v_served.day);
+    select * into v_m from pricing.models as m where m.id = v_id;
+
+    v_card := jsonb_build_object(
+        'id', v_m.id,
+        'requested_id', p_id,
+        'name', v_m.name,
+        'provider', (select jsonb_build_object('slug', p.slug, 'name', p.name)
+                     from pricing.providers as p where p.slug = v_m.provider),
+        'slug', v_m.slug,
+        'modality', v_m.modality,
+        'input_modalities', to_jsonb(v_m.input_modalities),
+        'output_modalities', to_jsonb(v_m.output_modalities),
+        'status', v_m.status,
+        'context_window', v_m.context_window,
+        'max_output_tokens', v_m.max_output_tokens,
+        'launch_date', v_m.launch_date,
+        'deprecation_date', v_m.deprecation_date,
+        'retirement_date', v_m.retirement_date,
+        'successor', v_m.successor,
+        'updated_at', api._ts(v_m.updated_at),
+        'prices_as_of', v_day,
+        'reference_price', (
+            select api._price_summary(c.channel, c.input_usd, c.output_usd, c.cached_input_usd,
+                                      c.blended_usd, c.last_verified_at, v_served.as_of)
+            from api._channel_prices(v_day, v_id) as c
+            where c.reference_rank = 1),
+        'prices', (
+            select coalesce(jsonb_agg(
+                       api._price_summary(c.channel, c.input_usd, c.output_usd, c.cached_input_usd,
+                                          c.blended_usd, c.last_verified_at, v_served.as_of)
+                       order by c.channel), '[]'::jsonb)
+            from api._channel_prices(v_day, v_id) as c));
+
+    if 'pricing' = any (p_include) then
+        v_card := v_card || jsonb_build_object('pricing', jsonb_build_object(
+            'in_effect', (
+                select coalesce(jsonb_agg(api._price_row(p, v_served.as_of)
+                                          order by p.channel, p.component, p.tier), '[]'::jsonb)
+                from pricing.prices as p
+                where p.model_id = v_id
+                  and p.valid_from <= v_day and (p.valid_to is null or p.valid_to > v_day)),
+            'scheduled', (
+                select coalesce(jsonb_agg(api._price_row(p, v_served.as_of)
+                                          order by p.valid_from, p.channel, p.component, p.tier), '[]'::jsonb)
+                from pricing.prices as p
+                where p.model_id = v_id and p.valid_from > v_day)));
+    end if;
+
+    if 'deprecation' = any (p_include) then
+        v_card := v_card || jsonb_build_object('deprecation', jsonb_build_object(
+            'status', v_m.status,
+            'deprecation_date', v_m.deprecation_date,
+            'retirement_date', v_m.retirement_date,
+            'successor', v_m.successor,
+            'successor_name', (select s.name from pricing.models as s where s.id = v_m.successor),
+            'events', (
+                select coalesce(jsonb_agg(jsonb_build_object(
+                           'id', e.id, 'event_type', e.event_type, 'effective_date', e.effective_date,
+                           'significance', e.significance, 'old_value', e.old_value, 'new_value', e.new_value)
+                           order by e.effective_date desc, e.id desc), '[]'::jsonb)
+                from pricing.events as e
+                where e.model_id = v_id and e.event_type in ('deprecation', 'retirement'))));
+    end if;
+
+    if 'benchmarks' = any (p_include) then
+        v_card := v_card || jsonb_build_object('benchmarks', jsonb_build_object(
+            'aggregate', api._dec(api._benchmark_score(v_id, 'aggregate')),
+            'scores', (
+                select coalesce(jsonb_agg(jsonb_build_object(
+                           'benchmark', b.benchmark, 'score', api._dec(b.score), 'source', b.source,
+                           'measured_on', b.measured_on) order by b.benchmark), '[]'::jsonb)
+                from pricing.benchmarks as b
+                where b.model_id = v_id)));
+    end if;
+
+    if 'aliases' = any (p_include) then
+        v_card := v_card || jsonb_build_object('aliases', (
+            select coalesce(jsonb_agg(jsonb_build_object('alias', a.alias, 'kind', a.kind, 'channel', a.channel)
+                                      order by a.alias), '[]'::jsonb)
+            from pricing.aliases as a
+            where a.model_id = v_id));
+    end if;
+
+    if 'history_summary' = any (p_include) then
+        v_card := v_card || jsonb_build_object('history_summary', (
+            select jsonb_build_object(
+                'price_changes', count(*) filter (where e.event_type = 'price_change'),
+                'scheduled_changes', count(*) filter (where e.event_type = 'price_change_scheduled'),
+                'first_price_date', (select min(p.valid_from) from pricing.prices as p where p.model_id = v_id),
+                'last_change_date', max(e.effective_date) filter (where e.event_type = 'price_change'),
+                'recent_changes', coalesce((
+                    select jsonb_agg(api._event_item(r.x) order by (r.x).effective_date desc, (r.x).id desc)
+                    from (select x from pricing.events as x
+                          where x.model_id = v_id
+                            and x.event_type in ('price_change', 'price_change_scheduled')
+                          order by x.effective_date desc, x.id desc
+                          limit 5) as r), '[]'::jsonb))
+            from pricing.events as e
+            where e.model_id = v_id
+              and e.event_type in ('price_change', 'price_change_scheduled')));
+    end if;
+
+    return jsonb_build_object(
+        'as_of', api._ts(v_served.as_of),
+        'publish', v_served.id,
+        'data', v_card,
+        'pagination', jsonb_build_object('count', 1, 'total_count', 1, 'has_more', false,
+                                         'next_cursor', null),
+        'hint', case
+            when v_m.status <> 'active' and v_m.successor is not null
+                then format('this model is %s; its successor is %s', v_m.status, v_m.successor)
+            when v_m.status <> 'active'
+                then format('this model is %s', v_m.status)
+        end);
+end
+$$;

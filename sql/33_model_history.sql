@@ -1,0 +1,180 @@
+-- api.model_history(id, component, channel, since, until, granularity, limit,
+-- cursor): GET /api/v1/models/{model_id}/history. Returns
+--   {"as_of", "publish", "data": {"model_id", "granularity", "since", "until", "items"}, "pagination"}.
+-- granularity 'changes': the published price change events of the model
+-- (price_change and price_change_scheduled), ordered by (effective_date, id)
+-- ascending. granularity 'daily': one point per day and price series (channel,
+-- component, tier) with the price in effect that day, ordered by
+-- (date, channel, component, tier) ascending; days without a price in effect
+-- have no point. since defaults to until - 365 days, until to today (UTC); with
+-- until omitted, 'changes' also lists scheduled (future-dated) changes.
+-- Errors: PRMNF unknown id (did_you_mean); PRNPD the model has no price rows at
+-- all for the channel / component asked for; PRWIN window over 365 days;
+-- PRARG bad enum, range or since after until; PRCUR bad cursor.
+create function api.model_history(
+    p_id text, p_component text, p_channel text, p_since date, p_until date,
+    p_granularity text, p_limit integer, p_cursor text
+)
+returns jsonb
+language plpgsql stable security definer
+set search_path = pricing, pg_temp
+as $$
+declare
+    v_served record;
+    v_id text;
+    v_component text := nullif(coalesce(p_component, 'all'), 'all');
+    v_granularity text := coalesce(p_granularity, 'changes');
+    v_window record;
+    v_filters jsonb;
+    v_key jsonb;
+    v_total bigint;
+    v_rows jsonb;
+    v_next text;
+    v_last jsonb;
+begin
+    select * into v_served from api._served();
+    if p_limit is null or p_limit not between 1 and 100 then
+        perform api._raise_invalid('limit', format('limit must be an integer from 1 to 100, got %s', p_limit),
+                                   'an integer from 1 to 100');
+    end if;
+    if v_component is not null and v_component not in ('input', 'output', 'cached_input') then
+        perform api._raise_invalid('component', format('unknown component %L', p_component),
+                                   'one of input, output, cached_input, all');
+    end if;
+    if p_channel is not null and not p_channel = any (enum_range(null::pricing.channel)::text[]) then
+        perform api._raise_invalid('channel', format('unknown channel %L', p_channel),
+            'one of ' || array_to_string(enum_range(null::pricing.channel)::text[], ', '));
+    end if;
+    if v_granularity not in ('changes', 'daily') then
+        perform api._raise_invalid('granularity', format('unknown granularity %L', p_granularity),
+                                   'one of changes, daily');
+    end if;
+    v_id := api._resolve_model(p_id);
+    select * into v_window from api._window(p_since, p_until);
+
+    if not exists (
+        select from pricing.prices as p
+        where p.model_id = v_id
+          and (p_channel is null or p.channel::text = p_channel)
+          and (v_component is null or p.component::text = v_component)
+    ) then
+        raise exception using
+            errcode = 'PRNPD',
+            message = format('model %s has no price rows%s%s', v_id,
+                             case when p_channel is not null then format(' on channel %s', p_channel) else '' end,
+                             case when v_component is not null then format(' for component %s', v_component) else '' end),
+            detail = jsonb_build_object(
+                'model_id', v_id,
+                'channels_with_prices', (
+                    select coalesce(jsonb_agg(distinct p.channel), '[]'::jsonb)
+                    from pricing.prices as p where p.model_id = v_id))::text,
+            hint = 'try channel=official, or one of channels_with_prices, or omit channel and component';
+    end if;
+
+    v_filters := jsonb_build_object(
+        'model_id', v_id, 'component', v_component, 'channel', p_channel, 'since', v_window.lower,
+        'until', v_window.upper, 'granularity', v_granularity);
+    v_key := api._cursor_read('history', v_served.id, v_filters, p_cursor);
+
+    if v_granularity = 'changes' then
+        select count(*) into v_total
+        from pricing.events as e
+        where e.model_id = v_id
+          and e.event_type in ('price_change', 'price_change_scheduled')
+          and (p_channel is null or e.channel::text = p_channel)
+          and (v_component is null or e.component::text = v_component)
+          and e.effective_date between v_window.lower and v_window.upper;
+
+        select coalesce(jsonb_agg(jsonb_build_object('item', api._event_item(r.e),
+                                                     'k', jsonb_build_array((r.e).effective_date, (r.e).id))
+                                  order by (r.e).effective_date, (r.e).id), '[]'::jsonb)
+        into v_rows
+        from (
+            select e
+            from pricing.events as e
+            where e.model_id = v_id
+              and e.event_type in ('price_change', 'price_change_scheduled')
+              and (p_channel is null or e.channel::text = p_channel)
+              and (v_component is null or e.component::text = v_component)
+              and e.effective_date between v_window.lower and v_window.upper
+              and (v_key is null or (e.effective_date, e.id) > ((v_key ->> 0)::date, (v_key ->> 1)::bigint))
+            order by e.effective_date, e.id
+            limit p_limit + 1
+        ) as r;
+    else
+        -- each price row covers [valid_from, valid_to); clip it to the window
+        with spans as (
+            select p.channel, p.component, p.tier, p.usd_per_1m,
+                   greatest(p.valid_from, v_window.lower) as first_day,
+                   least(coalesce(p.valid_to - 1, v_window.last_day), v_window.last_day) as last_day
+            from pricing.prices as p
+            where p.model_id = v_id
+              and (p_channel is null or p.channel::text = p_channel)
+              and (v_component is null or p.component::text = v_component)
+        )
+        select coalesce(sum(greatest(0, s.last_day - s.first_day + 1)), 0) into v_total
+        from spans as s;
+
+        with spans as (
+            select p.channel, p.component, p.tier, p.usd_per_1m,
+                   greatest(p.valid_from, v_window.lower, (v_key ->> 0)::date) as first_day,
+                   least(coalesce(p.valid_to - 1, v_window.last_day), v_window.last_day) as last_day
+            from pricing.prices as p
+            where p.model_id = v_id
+              and (p_channel is null or p.channel::text = p_channel)
+              and (v_component is null or p.component::text = v_component)
+        ),
+        points as (
+            select d::date as day, s.channel, s.component, s.tier, s.usd_per_1m
+            from spans as s
+            cross join lateral generate_series(s.first_day, s.last_day, interval '1 day') as d
+            where s.first_day <= s.last_day
+        )
+        select coalesce(jsonb_agg(jsonb_build_object(
+                   'item', jsonb_build_object('date', r.day, 'channel', r.channel, 'component', r.component,
+                                              'tier', r.tier, 'usd_per_1m', api._dec(r.usd_per_1m),
+                                              'unit', 'usd_per_1m_tokens'),
+                   'k', jsonb_build_array(r.day, r.channel, r.component, r.tier))
+                   order by r.day, r.channel, r.component, r.tier), '[]'::jsonb)
+        into v_rows
+        from (
+            select pt.*
+            from points as pt
+            where v_key is null
+               or (pt.day, pt.channel, pt.component, pt.tier)
+                  > ((v_key ->> 0)::date, (v_key ->> 1)::pricing.channel,
+                     (v_key ->> 2)::pricing.component, (v_key ->> 3)::pricing.service_tier)
+            order by pt.day, pt.channel, pt.component, pt.tier
+            limit p_limit + 1
+        ) as r;
+    end if;
+
+    if jsonb_array_length(v_rows) > p_limit then
+        v_last := v_rows -> (p_limit - 1);
+        v_next := api._cursor_make('history', v_served.id, v_filters, v_last -> 'k');
+    end if;
+
+    return jsonb_build_object(
+        'as_of', api._ts(v_served.as_of),
+        'publish', v_served.id,
+        'data', jsonb_build_object(
+            'model_id', v_id,
+            'requested_id', p_id,
+            'granularity', v_granularity,
+            'since', v_window.lower,
+            'until', v_window.last_day,
+            'includes_scheduled', v_window.upper = 'infinity'::date and v_granularity = 'changes',
+            'items', coalesce((select jsonb_agg(e -> 'item' order by n)
+                               from jsonb_array_elements(v_rows) with ordinality as x (e, n)
+                               where n <= p_limit), '[]'::jsonb)),
+        'pagination', jsonb_build_object(
+            'count', least(jsonb_array_length(v_rows), p_limit),
+            'total_count', v_total,
+            'has_more', v_next is not null,
+            'next_cursor', v_next),
+        'hint', case
+            when v_total = 0 then 'no price changes in this window; widen it with since/until (at most 365 days per call)'
+            when v_next is not null then 'more results: pass pagination.next_cursor as cursor, with the same parameters'
+        end);
+end
+$$;

@@ -1,0 +1,96 @@
+-- api.compare(ids, metrics, benchmark): GET /api/v1/compare. Returns
+--   {"as_of", "publish", "data": {"benchmark", "metrics", "rows"}, "pagination"}.
+-- ids: 2-5 model ids (canonical, provider API id or renamed slug), distinct
+-- after resolution; rows come in the order of ids. metrics: any of
+-- price_input, price_output, price_blended, context_window, benchmark_score,
+-- price_per_point (null = all). Prices are the standard-tier prices of the
+-- model's reference channel (see api._channel_prices) in effect on the served
+-- publish's day. benchmark: 'aggregate' (api._benchmark_score) or a published
+-- benchmark name; a model without a score gets null.
+-- price_per_point = blended price / benchmark score (USD per 1M tokens per
+-- point), 6 decimals; null without a price or a positive score.
+-- Errors: PRMNF an unknown id (did_you_mean for it), PRARG count of ids,
+-- duplicates, unknown metric or benchmark.
+create function api.compare(p_ids text[], p_metrics text[], p_benchmark text)
+returns jsonb
+language plpgsql stable security definer
+set search_path = pricing, pg_temp
+as $$
+declare
+    v_served record;
+    v_all_metrics constant text[] := array['price_input', 'price_output', 'price_blended',
+                                           'context_window', 'benchmark_score', 'price_per_point'];
+    v_metrics text[] := coalesce(p_metrics, v_all_metrics);
+    v_benchmark text := coalesce(p_benchmark, 'aggregate');
+    v_bad text;
+    v_resolved text[] := '{}';
+    v_dup text;
+    v_rows jsonb;
+    i integer;
+begin
+    select * into v_served from api._served();
+    if coalesce(cardinality(p_ids), 0) not between 2 and 5 then
+        perform api._raise_invalid('ids', format('ids must name 2 to 5 models, got %s', coalesce(cardinality(p_ids), 0)),
+                                   'a comma-separated list of 2 to 5 model ids');
+    end if;
+    select m into v_bad from unnest(v_metrics) as m where m <> all (v_all_metrics) limit 1;
+    if v_bad is not null then
+        perform api._raise_invalid('metrics', format('unknown metric %L', v_bad),
+            'a comma-separated list of ' || array_to_string(v_all_metrics, ', '));
+    end if;
+    if not v_benchmark = any (api._benchmarks()) then
+        perform api._raise_invalid('benchmark', format('unknown benchmark %L', v_benchmark),
+            'one of ' || array_to_string(api._benchmarks(), ', '));
+    end if;
+    for i in 1 .. cardinality(p_ids) loop
+        v_resolved := v_resolved || api._resolve_model(p_ids[i], 'ids');
+    end loop;
+    select x into v_dup from unnest(v_resolved) as x group by x having count(*) > 1 limit 1;
+    if v_dup is not null then
+        perform api._raise_invalid('ids', format('ids name the model %s more than once', v_dup),
+                                   'a comma-separated list of 2 to 5 different models');
+    end if;
+
+    select jsonb_agg(r.row order by r.n) into v_rows
+    from (
+        select x.n, (jsonb_build_object(
+                   'id', m.id, 'requested_id', p_ids[x.n], 'name', m.name, 'provider', m.provider,
+                   'status', m.status, 'channel', c.channel,
+                   'last_verified_at', api._ts(c.last_verified_at),
+                   'is_stale', api._is_stale(c.last_verified_at, v_served.as_of)))
+               || (select coalesce(jsonb_object_agg(v.metric, v.value), '{}'::jsonb)
+                   from (values
+                       ('price_input', to_jsonb(api._dec(c.input_usd))),
+                       ('price_output', to_jsonb(api._dec(c.output_usd))),
+                       ('price_blended', to_jsonb(api._dec(c.blended_usd))),
+                       ('context_window', to_jsonb(m.context_window)),
+                       ('benchmark_score', to_jsonb(api._dec(s.score))),
+                       ('price_per_point', to_jsonb(case when s.score > 0 then
+                           api._dec(round(c.blended_usd / s.score, 6)) end))
+                   ) as v (metric, value)
+                   where v.metric = any (v_metrics)) as row
+        from unnest(v_resolved) with ordinality as x (id, n)
+        join pricing.models as m on m.id = x.id
+        left join lateral (
+            select cp.* from api._channel_prices(v_served.day, m.id) as cp where cp.reference_rank = 1
+        ) as c on true
+        cross join lateral (select api._benchmark_score(m.id, v_benchmark) as score) as s
+    ) as r;
+
+    return jsonb_build_object(
+        'as_of', api._ts(v_served.as_of),
+        'publish', v_served.id,
+        'data', jsonb_build_object(
+            'benchmark', v_benchmark,
+            'metrics', to_jsonb(v_metrics),
+            'unit', 'usd_per_1m_tokens',
+            'rows', v_rows),
+        'pagination', jsonb_build_object('count', cardinality(v_resolved), 'total_count', cardinality(v_resolved),
+                                         'has_more', false, 'next_cursor', null),
+        'hint', case
+            when exists (select from jsonb_array_elements(v_rows) as e
+                         where e ? 'benchmark_score' and e -> 'benchmark_score' = 'null'::jsonb)
+                then format('some models have no %s score, so their score-based metrics are null', v_benchmark)
+        end);
+end
+$$;

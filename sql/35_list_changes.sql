@@ -1,0 +1,101 @@
+-- api.list_changes(since, until, event_type, provider, min_significance, limit,
+-- cursor): GET /api/v1/changes, and the public feeds /feeds/changes.xml and
+-- /feeds/changes.json (same events, same filters). Returns
+--   {"as_of", "publish", "data": {"since", "until", "items"}, "pagination"}.
+-- Items: pricing.events (api._event_item), newest first: ordered by
+-- (effective_date, id) descending. The window filters effective_date: since
+-- defaults to until - 365 days, until to today (UTC); with until omitted,
+-- already published future-dated events (scheduled price changes) are listed too.
+-- Errors: PRWIN window over 365 days; PRARG bad enum, range or since after
+-- until; PRPNF unknown provider (did_you_mean); PRCUR bad cursor.
+create function api.list_changes(
+    p_since date, p_until date, p_event_type text, p_provider text, p_min_significance integer,
+    p_limit integer, p_cursor text
+)
+returns jsonb
+language plpgsql stable security definer
+set search_path = pricing, pg_temp
+as $$
+declare
+    v_served record;
+    v_type text := nullif(coalesce(p_event_type, 'all'), 'all');
+    v_provider text;
+    v_min integer := coalesce(p_min_significance, 0);
+    v_window record;
+    v_filters jsonb;
+    v_key jsonb;
+    v_total bigint;
+    v_rows jsonb;
+    v_next text;
+begin
+    select * into v_served from api._served();
+    if p_limit is null or p_limit not between 1 and 100 then
+        perform api._raise_invalid('limit', format('limit must be an integer from 1 to 100, got %s', p_limit),
+                                   'an integer from 1 to 100');
+    end if;
+    if v_type is not null and not v_type = any (enum_range(null::pricing.event_type)::text[]) then
+        perform api._raise_invalid('event_type', format('unknown event_type %L', p_event_type),
+            'one of ' || array_to_string(enum_range(null::pricing.event_type)::text[], ', ') || ', all');
+    end if;
+    if v_min not between 0 and 100 then
+        perform api._raise_invalid('min_significance',
+            format('min_significance must be an integer from 0 to 100, got %s', v_min), 'an integer from 0 to 100');
+    end if;
+    if p_provider is not null then
+        v_provider := api._resolve_provider(p_provider);
+    end if;
+    select * into v_window from api._window(p_since, p_until);
+
+    v_filters := jsonb_build_object(
+        'since', v_window.lower, 'until', v_window.upper, 'event_type', v_type,
+        'provider', v_provider, 'min_significance', v_min);
+    v_key := api._cursor_read('changes', v_served.id, v_filters, p_cursor);
+
+    select count(*) into v_total
+    from pricing.events as e
+    where e.effective_date between v_window.lower and v_window.upper
+      and (v_type is null or e.event_type::text = v_type)
+      and (v_provider is null or e.provider = v_provider)
+      and e.significance >= v_min;
+
+    select coalesce(jsonb_agg(jsonb_build_object('item', api._event_item(r.e),
+                                                 'k', jsonb_build_array((r.e).effective_date, (r.e).id))
+                              order by (r.e).effective_date desc, (r.e).id desc), '[]'::jsonb)
+    into v_rows
+    from (
+        select e
+        from pricing.events as e
+        where e.effective_date between v_window.lower and v_window.upper
+          and (v_type is null or e.event_type::text = v_type)
+          and (v_provider is null or e.provider = v_provider)
+          and e.significance >= v_min
+          and (v_key is null or (e.effective_date, e.id) < ((v_key ->> 0)::date, (v_key ->> 1)::bigint))
+        order by e.effective_date desc, e.id desc
+        limit p_limit + 1
+    ) as r;
+
+    if jsonb_array_length(v_rows) > p_limit then
+        v_next := api._cursor_make('changes', v_served.id, v_filters, v_rows -> (p_limit - 1) -> 'k');
+    end if;
+
+    return jsonb_build_object(
+        'as_of', api._ts(v_served.as_of),
+        'publish', v_served.id,
+        'data', jsonb_build_object(
+            'since', v_window.lower,
+            'until', v_window.last_day,
+            'includes_scheduled', v_window.upper = 'infinity'::date,
+            'items', coalesce((select jsonb_agg(e -> 'item' order by n)
+                               from jsonb_array_elements(v_rows) with ordinality as x (e, n)
+                               where n <= p_limit), '[]'::jsonb)),
+        'pagination', jsonb_build_object(
+            'count', least(jsonb_array_length(v_rows), p_limit),
+            'total_count', v_total,
+            'has_more', v_next is not null,
+            'next_cursor', v_next),
+        'hint', case
+            when v_total = 0 then 'no events match; widen the window (at most 365 days per call) or lower min_significance'
+            when v_next is not null then 'more results: pass pagination.next_cursor as cursor, with the same parameters'
+        end);
+end
+$$;

@@ -1,0 +1,106 @@
+-- api.estimate_prices(ids): the prices POST /api/v1/estimate computes with
+-- (the arithmetic is the estimator crate's, in the server). Returns
+--   {"as_of", "publish", "default_selection": bool, "models": [...]}.
+-- ids: at most 10 model ids (canonical, provider API id or renamed slug),
+-- distinct after resolution, in the order given; null = the 10 active text
+-- models with the lowest blended reference price, ties by id.
+-- Price rule: the model's reference channel (api._channel_prices: official when
+-- it has standard input and output prices, else the channel with the lowest
+-- blended price among those with both); from that channel, in effect on the
+-- served publish's day: standard-tier input, output and cached_input, and
+-- batch-tier input, output and cached_input where published.
+-- Errors: PRARG more than 10 ids or duplicates; PRMNF an unknown id
+-- (did_you_mean); PRNPD a model without standard input and output prices on
+-- any channel.
+create function api.estimate_prices(p_ids text[])
+returns jsonb
+language plpgsql stable security definer
+set search_path = pricing, pg_temp
+as $$
+declare
+    v_served record;
+    v_ids text[] := '{}';
+    v_dup text;
+    v_unpriced text;
+    v_models jsonb;
+    i integer;
+begin
+    select * into v_served from api._served();
+    if p_ids is not null then
+        if cardinality(p_ids) not between 1 and 10 then
+            perform api._raise_invalid('model_ids',
+                format('model_ids must list 1 to 10 models, got %s', cardinality(p_ids)),
+                'an array of 1 to 10 model ids, or omit it for the 10 cheapest active text models');
+        end if;
+        for i in 1 .. cardinality(p_ids) loop
+            v_ids := v_ids || api._resolve_model(p_ids[i], 'model_ids');
+        end loop;
+        select x into v_dup from unnest(v_ids) as x group by x having count(*) > 1 limit 1;
+        if v_dup is not null then
+            perform api._raise_invalid('model_ids', format('model_ids name the model %s more than once', v_dup),
+                                       'an array of 1 to 10 different model ids');
+        end if;
+    else
+        select coalesce(array_agg(l.model_id order by l.k_blended, l.model_id), '{}') into v_ids
+        from (
+            select l.model_id, l.k_blended
+            from pricing.model_listing as l
+            where l.scope = 'any' and l.status = 'active' and l.modality = 'text'
+              and l.input_usd is not null and l.output_usd is not null
+            order by l.k_blended, l.model_id
+            limit 10
+        ) as l;
+    end if;
+
+    with chosen as (
+        select x.n, x.id, c.channel, c.last_verified_at
+        from unnest(v_ids) with ordinality as x (id, n)
+        left join lateral (
+            select cp.channel, cp.last_verified_at
+            from api._channel_prices(v_served.day, x.id) as cp
+            where cp.reference_rank = 1 and cp.input_usd is not null and cp.output_usd is not null
+        ) as c on true
+    )
+    select min(ch.id) filter (where ch.channel is null),
+           jsonb_agg(jsonb_build_object(
+               'requested_id', coalesce(p_ids[ch.n], ch.id),
+               'model_id', ch.id,
+               'name', m.name,
+               'provider', m.provider,
+               'status', m.status,
+               'channel', ch.channel,
+               'last_verified_at', api._ts(pr.verified),
+               'is_stale', api._is_stale(pr.verified, v_served.as_of),
+               'prices', pr.prices) order by ch.n)
+    into v_unpriced, v_models
+    from chosen as ch
+    join pricing.models as m on m.id = ch.id
+    left join lateral (
+        select min(p.last_verified_at) as verified,
+               jsonb_object_agg(
+                   case when p.tier = 'batch' then 'batch_' else '' end || p.component::text,
+                   api._dec(p.usd_per_1m)) as prices
+        from pricing.prices as p
+        where p.model_id = ch.id and p.channel = ch.channel
+          and p.tier in ('standard', 'batch')
+          and p.valid_from <= v_served.day and (p.valid_to is null or p.valid_to > v_served.day)
+    ) as pr on true;
+
+    if v_unpriced is not null then
+        raise exception using
+            errcode = 'PRNPD',
+            message = format('model %s has no standard input and output prices on any channel, so its '
+                             'cost cannot be estimated', v_unpriced),
+            detail = jsonb_build_object('model_id', v_unpriced, 'parameter', 'model_ids')::text,
+            hint = 'leave it out of model_ids; GET /api/v1/models/' || v_unpriced
+                   || '?include=pricing shows the prices it has';
+    end if;
+
+    return jsonb_build_object(
+        'as_of', api._ts(v_served.as_of),
+        'publish', v_served.id,
+        'default_selection', p_ids is null,
+        'prices_as_of', v_served.day,
+        'models', coalesce(v_models, '[]'::jsonb));
+end
+$$;

@@ -1,0 +1,47 @@
+-- api.price_dump(): GET /dumps/prices.csv. Returns one row (publish, as_of,
+-- csv): the CSV text (RFC 4180, header row, CRLF line ends) of every price row
+-- in effect on the served publish's day: one line per model, channel,
+-- component and tier, with canonical model ids and prices as exact decimals in
+-- USD per 1M tokens. Ordering: model_id, channel, component, tier (the spec's
+-- orders of channels and components). Errors: PRNOD nothing published yet.
+create function api._csv(p_value text)
+returns text
+language sql immutable
+as $$
+    select case
+        when p_value is null then ''
+        when p_value ~ '[",\r\n]' then '"' || replace(p_value, '"', '""') || '"'
+        else p_value
+    end
+$$;
+
+create function api.price_dump()
+returns table (publish bigint, as_of text, csv text)
+language sql stable security definer
+set search_path = pricing, pg_temp
+as $$
+    select s.id, api._ts(s.as_of),
+           'model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,'
+           || 'valid_to,last_verified_at,is_stale,source' || E'\r\n'
+           || coalesce((
+               select string_agg(concat_ws(',',
+                          api._csv(p.model_id), api._csv(m.provider), api._csv(m.name),
+                          p.channel, p.component, p.tier, api._dec(p.usd_per_1m), p.valid_from,
+                          coalesce(p.valid_to::text, ''), api._ts(p.last_verified_at),
+                          api._is_stale(p.last_verified_at, s.as_of)::text, api._csv(p.source)) || E'\r\n',
+                          '' order by p.model_id, p.channel, p.component, p.tier)
+               from pricing.prices as p
+               join pricing.models as m on m.id = p.model_id
+               where p.valid_from <= s.day and (p.valid_to is null or p.valid_to > s.day)), '')
+    from api._served() as s
+$$;
+
+-- api.served_publish(): the publish being served (id, as_of).
+-- Errors: PRNOD nothing published yet.
+create function api.served_publish()
+returns table (id bigint, as_of text)
+language sql stable security definer
+set search_path = pricing, pg_temp
+as $$
+    select s.id, api._ts(s.as_of) from api._served() as s
+$$;
