@@ -10,6 +10,7 @@ mod changes;
 mod cli;
 mod compare;
 mod contract;
+mod dataset;
 mod estimate;
 mod feeds;
 mod health;
