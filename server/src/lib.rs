@@ -9,6 +9,7 @@ pub mod cluster;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod mcp;
 pub mod net;
 pub mod publish;
 pub mod snapshot;

@@ -1,12 +1,12 @@
 //! The HTTP server: routes, shared state, access log and error catcher.
 
-mod changes;
-mod compare;
+pub(crate) mod changes;
+pub(crate) mod compare;
 mod dumps;
-mod estimate;
+pub(crate) mod estimate;
 mod feeds;
 mod health;
-mod models;
+pub(crate) mod models;
 mod openapi;
 pub mod params;
 pub mod respond;
