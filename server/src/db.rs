@@ -25,8 +25,21 @@ const API_SQL: &[(&str, &str)] = &[
     ),
     ("20_health.sql", include_str!("../../sql/20_health.sql")),
     ("50_publish.sql", include_str!("../../sql/50_publish.sql")),
+    ("60_keys.sql", include_str!("../../sql/60_keys.sql")),
+    (
+        "61_resolve_key.sql",
+        include_str!("../../sql/61_resolve_key.sql"),
+    ),
+    ("62_admit.sql", include_str!("../../sql/62_admit.sql")),
+    (
+        "63_sweep_counters.sql",
+        include_str!("../../sql/63_sweep_counters.sql"),
+    ),
     ("99_grants.sql", include_str!("../../sql/99_grants.sql")),
 ];
+
+/// The schemas created by the files of `API_SQL`, dropped before they are re-created.
+const REBUILT_SCHEMAS: &[&str] = &["api", "publish", "keys"];
 
 /// Arbitrary constant naming the migration lock for `pg_advisory_lock`.
 const MIGRATION_LOCK: i64 = 0x0070_7269_6369_6e67; // "pricing"
@@ -123,8 +136,13 @@ async fn migrate_locked(client: &mut Client) -> anyhow::Result<MigrateReport> {
         });
     }
     let tx = client.transaction().await?;
-    tx.batch_execute("drop schema if exists api cascade")
-        .await?;
+    // Every schema that sql/ creates holds only views and functions: drop them
+    // all, or a rebuild fails on the first `create schema` of one that exists.
+    tx.batch_execute(&format!(
+        "drop schema if exists {} cascade",
+        REBUILT_SCHEMAS.join(", ")
+    ))
+    .await?;
     for (name, body) in API_SQL {
         tx.batch_execute(body)
             .await

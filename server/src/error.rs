@@ -14,6 +14,10 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// Anything unexpected; logged with details, shown without them.
     Internal,
+    /// A key was sent but is unknown, revoked or expired (REST only).
+    InvalidApiKey,
+    /// Plan quota or burst rate exceeded.
+    RateLimited,
 }
 
 impl ErrorCode {
@@ -23,6 +27,8 @@ impl ErrorCode {
             Self::NotFound => "NOT_FOUND",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::Internal => "INTERNAL",
+            Self::InvalidApiKey => "INVALID_API_KEY",
+            Self::RateLimited => "RATE_LIMITED",
         }
     }
 
@@ -32,6 +38,8 @@ impl ErrorCode {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::InvalidApiKey => StatusCode::UNAUTHORIZED,
+            Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 }

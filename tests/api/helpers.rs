@@ -5,12 +5,12 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use pricing::publish::{self, Options};
+use pricing::snapshot::Snapshot;
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 use tokio::sync::oneshot;
-use pricing::publish::{self, Options};
-use pricing::snapshot::Snapshot;
 use tokio_postgres::Config;
 
 const TEMPLATE: &str = "pricing_template";
@@ -161,18 +161,42 @@ impl TestDb {
 pub struct TestApp {
     pub addr: SocketAddr,
     pub http: reqwest::Client,
+    /// The server's state: its `access()` is what the MCP channel will call.
+    pub state: pricing::http::AppState,
     _stop: oneshot::Sender<()>,
+}
+
+/// How a test server differs from the default one.
+#[derive(Debug, Default, Clone)]
+pub struct AppOptions {
+    pub trusted_proxies: Vec<pricing::net::Cidr>,
+    pub key_cache_ttl: Option<Duration>,
+    pub pool_size: Option<usize>,
 }
 
 impl TestApp {
     pub async fn spawn(config: &Config) -> Self {
+        Self::spawn_with(config, AppOptions::default()).await
+    }
+
+    pub async fn spawn_with(config: &Config, options: AppOptions) -> Self {
         let mut owner = connect(config).await;
-        pricing::db::migrate(&mut owner)
-            .await
-            .expect("migrate");
-        let pool = pricing::db::web_pool(config, 4).expect("pool");
-        let state = pricing::http::AppState::new(pool, Vec::new());
-        let app = pricing::App::bind("127.0.0.1:0", state)
+        pricing::db::migrate(&mut owner).await.expect("migrate");
+        let pool = pricing::db::web_pool(config, options.pool_size.unwrap_or(4)).expect("pool");
+        Self::spawn_on(
+            pricing::http::AppState::new(pool, options.trusted_proxies),
+            options.key_cache_ttl,
+        )
+        .await
+    }
+
+    /// A server over a state built by the test (e.g. a pool to nowhere).
+    pub async fn spawn_on(state: pricing::http::AppState, key_cache_ttl: Option<Duration>) -> Self {
+        let state = match key_cache_ttl {
+            Some(ttl) => state.with_key_cache_ttl(ttl),
+            None => state,
+        };
+        let app = pricing::App::bind("127.0.0.1:0", state.clone())
             .await
             .expect("bind");
         let addr = app.local_addr();
@@ -187,6 +211,7 @@ impl TestApp {
         Self {
             addr,
             http,
+            state,
             _stop: stop,
         }
     }
@@ -213,10 +238,30 @@ pub fn fixture(name: &str) -> Snapshot {
 /// Publishes a fixture (real data, tests/fixtures) at its own `generated_at`.
 pub async fn publish_fixture(db: &TestDb, name: &str) -> publish::Report {
     let snapshot = fixture(name);
-    let options = Options { at: Some(snapshot.generated_at), ..Options::default() };
+    let options = Options {
+        at: Some(snapshot.generated_at),
+        ..Options::default()
+    };
     let mut client = db.client().await;
     publish::publish(&mut client, &snapshot, options)
         .await
         .unwrap_or_else(|e| panic!("publish {name}: {e}"))
 }
 
+/// A `postgres://` URL for a test database, for commands run as processes.
+pub fn database_url(config: &Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+        _ => "127.0.0.1".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    format!(
+        "postgres://{}:{}@{host}:{port}/{}",
+        config.get_user().unwrap_or("postgres"),
+        config
+            .get_password()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .unwrap_or_default(),
+        config.get_dbname().unwrap_or("postgres"),
+    )
+}

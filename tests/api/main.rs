@@ -9,5 +9,7 @@
 mod cli;
 mod health;
 mod helpers;
+mod keys;
 mod migrate;
 mod publish;
+mod quota;
