@@ -32,6 +32,13 @@ pub const ACCOUNTING_TIMEOUT: Duration = Duration::from_millis(1500);
 pub const SWEEP_EVERY: Duration = Duration::from_secs(300);
 /// The most requests sent to the database in one call.
 const MAX_BATCH: usize = 1024;
+/// A subject whose quota is used up is refused without asking the database
+/// until its window ends, but asked again after this long in case its plan's
+/// quota was raised meanwhile.
+pub const EXHAUSTED_RECHECK: Duration = Duration::from_secs(30);
+/// Past this many remembered exhausted subjects, the stale ones are dropped
+/// (and if that is not enough, all of them: they are only a shortcut).
+const MAX_EXHAUSTED: usize = 100_000;
 
 /// Whom a request is charged to, on which plan.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -185,9 +192,35 @@ struct Inner {
     pool: Pool,
     /// Subjects with a call in flight, and the requests waiting for the next one.
     pending: Mutex<HashMap<Subject, Waiters>>,
+    /// Subjects whose quota is used up for the current window.
+    exhausted: Mutex<HashMap<Subject, Exhausted>>,
     /// When a failure was last logged (ms since `started`), to log one per 10 s.
     last_failure_log: AtomicU64,
     started: Instant,
+    requests: AtomicU64,
+    calls: AtomicU64,
+    failures: AtomicU64,
+    refused_locally: AtomicU64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Exhausted {
+    window: Window,
+    recheck: Instant,
+}
+
+/// Counters since start, for `/healthz`: how well requests batch, how often
+/// the accounting failed open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Requests counted (or attempted).
+    pub requests: u64,
+    /// Calls of `api.admit()`.
+    pub db_calls: u64,
+    /// Requests admitted uncounted because the accounting failed.
+    pub failed_open: u64,
+    /// Requests refused without a call: their quota was known to be used up.
+    pub refused_locally: u64,
 }
 
 /// Counts requests against their subject's plan in the database.
@@ -203,8 +236,13 @@ impl Accountant {
             inner: Arc::new(Inner {
                 pool,
                 pending: Mutex::new(HashMap::new()),
+                exhausted: Mutex::new(HashMap::new()),
                 last_failure_log: AtomicU64::new(u64::MAX),
                 started: Instant::now(),
+                requests: AtomicU64::new(0),
+                calls: AtomicU64::new(0),
+                failures: AtomicU64::new(0),
+                refused_locally: AtomicU64::new(0),
             }),
         }
     }
@@ -212,6 +250,12 @@ impl Accountant {
     /// Counts one request of `subject`: admitted or refused, with the window
     /// to report. Never fails: an accounting error admits uncounted.
     pub async fn admit(&self, subject: &Subject) -> Decision {
+        // A count never goes down within a window: once the quota is used
+        // up, the database would refuse every request until the window ends.
+        if let Some(refused) = self.inner.known_exhausted(subject) {
+            self.inner.refused_locally.fetch_add(1, Ordering::Relaxed);
+            return refused;
+        }
         let (tx, rx) = oneshot::channel();
         let lead = {
             let mut pending = self.inner.lock();
@@ -231,6 +275,16 @@ impl Accountant {
         }
         // A closed channel means the flushing task died: fail open.
         rx.await.unwrap_or(Decision::Unaccounted)
+    }
+
+    /// Counters since start.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            requests: self.inner.requests.load(Ordering::Relaxed),
+            db_calls: self.inner.calls.load(Ordering::Relaxed),
+            failed_open: self.inner.failures.load(Ordering::Relaxed),
+            refused_locally: self.inner.refused_locally.load(Ordering::Relaxed),
+        }
     }
 
     /// Deletes ended windows and full buckets; returns the rows deleted.
@@ -267,6 +321,45 @@ impl Accountant {
 impl Inner {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Subject, Waiters>> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn known_exhausted(&self, subject: &Subject) -> Option<Decision> {
+        let mut exhausted = self
+            .exhausted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let entry = *exhausted.get(subject)?;
+        let wait = entry.window.reset - unix_now();
+        if wait <= 0 || entry.recheck <= Instant::now() {
+            exhausted.remove(subject);
+            return None;
+        }
+        Some(Decision::Refused {
+            by: Refusal::Quota,
+            retry_after: u32::try_from(wait).unwrap_or(u32::MAX),
+            window: Some(entry.window),
+        })
+    }
+
+    fn remember_exhausted(&self, subject: &Subject, window: Window) {
+        let mut exhausted = self
+            .exhausted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if exhausted.len() >= MAX_EXHAUSTED {
+            let now = unix_now();
+            exhausted.retain(|_, e| e.window.reset > now);
+            if exhausted.len() >= MAX_EXHAUSTED {
+                exhausted.clear();
+            }
+        }
+        exhausted.insert(
+            subject.clone(),
+            Exhausted {
+                window,
+                recheck: Instant::now() + EXHAUSTED_RECHECK,
+            },
+        );
     }
 
     fn log_failure(&self, subject: &Subject, reason: &str) {
@@ -326,6 +419,9 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
             let n = waiters.len().min(MAX_BATCH);
             waiters.drain(..n).collect()
         };
+        let n = u64::try_from(batch.len()).unwrap_or(u64::MAX);
+        inner.requests.fetch_add(n, Ordering::Relaxed);
+        inner.calls.fetch_add(1, Ordering::Relaxed);
         let answer = tokio::time::timeout(
             ACCOUNTING_TIMEOUT,
             call_admit(&inner.pool, &subject, batch.len()),
@@ -333,6 +429,11 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
         .await;
         match answer {
             Ok(Ok(grant)) => {
+                if let (Some(Refusal::Quota), Some(window)) =
+                    (grant.refused_by, grant.decision(usize::MAX).window())
+                {
+                    inner.remember_exhausted(&subject, window);
+                }
                 for (index, waiter) in batch.into_iter().enumerate() {
                     // A waiter that gave up (client gone) is simply skipped.
                     let _ = waiter.send(grant.decision(index));
@@ -343,6 +444,7 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
                     Ok(Err(err)) => format!("{err:#}"),
                     _ => format!("no answer within {ACCOUNTING_TIMEOUT:?}"),
                 };
+                inner.failures.fetch_add(n, Ordering::Relaxed);
                 inner.log_failure(&subject, &reason);
                 for waiter in batch {
                     let _ = waiter.send(Decision::Unaccounted);
@@ -350,6 +452,12 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
             }
         }
     }
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 async fn call_admit(pool: &Pool, subject: &Subject, cost: usize) -> anyhow::Result<Grant> {

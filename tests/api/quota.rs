@@ -129,6 +129,32 @@ async fn anonymous_requests_count_down_to_429_with_retry_after_until_the_hour_en
 }
 
 #[tokio::test]
+async fn a_used_up_quota_is_refused_without_asking_the_database_again() {
+    let db = TestDb::new().await;
+    set_plan(&db, "anonymous", Some(2), Some(1000)).await;
+    let app = TestApp::spawn(&db.config).await;
+    let accountant = app.state.access().accountant();
+    for _ in 0..3 {
+        app.get(NOWHERE).await;
+    }
+    let calls = accountant.stats().db_calls;
+    assert_eq!(calls, 3, "two admitted, one refused by the database");
+    for _ in 0..5 {
+        let res = app.get(NOWHERE).await;
+        assert_eq!(limits(&res).map(|l| (l.limit, l.remaining)), Some((2, 0)));
+        assert_rate_limited(res, 1..=3600).await;
+    }
+    let stats = accountant.stats();
+    assert_eq!(
+        stats.db_calls, calls,
+        "no further call until the window ends"
+    );
+    assert_eq!(stats.refused_locally, 5);
+    let healthz: Value = app.get("/healthz").await.json().await.expect("json");
+    assert_eq!(healthz["quota_accounting"]["refused_locally"], 5);
+}
+
+#[tokio::test]
 async fn the_real_anonymous_plan_admits_sixty_requests_an_hour_and_refuses_the_sixty_first() {
     let db = TestDb::new().await;
     // The real quota (60 an hour); only the burst is raised, so that the test
