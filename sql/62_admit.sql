@@ -14,12 +14,14 @@
 -- (requests used in the current window after this call, null without quota);
 -- reset_at (Unix seconds, the end of the current window: when the quota fully
 -- refills); retry_after (seconds a refused request should wait; null when all
--- were granted); refused_by ('quota' or 'burst'; null when all were granted).
+-- were granted); refused_by ('quota' or 'burst'; null when all were granted);
+-- wait_us (microseconds until a request could be admitted again: the exact
+-- form of retry_after, so that a server can refuse locally until then).
 -- Raises 22023 for an unknown plan or a cost below 1.
 create function api.admit(p_subject text, p_plan text, p_cost integer default 1)
 returns table (
     granted integer, quota integer, used integer, reset_at bigint, retry_after integer,
-    refused_by text
+    refused_by text, wait_us bigint
 )
 language plpgsql volatile security definer
 set search_path = pricing, pg_temp
@@ -60,7 +62,8 @@ begin
         returning w.used, w.last_grant into v_used, v_grant;
         if not found then
             return query select 0, v_plan.quota, v_plan.quota, v_end,
-                                greatest(1, v_end - v_now_s)::integer, 'quota'::text;
+                                greatest(1, v_end - v_now_s)::integer, 'quota'::text,
+                                v_end * 1000000 - v_now_us;
             return;
         end if;
     end if;
@@ -96,15 +99,18 @@ begin
     end if;
 
     if v_grant = p_cost then
-        return query select v_grant, v_plan.quota, v_used, v_end, null::integer, null::text;
+        return query select v_grant, v_plan.quota, v_used, v_end, null::integer, null::text,
+                            null::bigint;
     elsif v_plan.quota is not null and v_used >= v_plan.quota then
         return query select v_grant, v_plan.quota, v_used, v_end,
-                            greatest(1, v_end - v_now_s)::integer, 'quota'::text;
+                            greatest(1, v_end - v_now_s)::integer, 'quota'::text,
+                            v_end * 1000000 - v_now_us;
     else
         -- until the bucket holds one token again
         v_wait := greatest(v_tat, v_now_us) - v_now_us - (v_burst - 1) * v_step;
         return query select v_grant, v_plan.quota, v_used, v_end,
-                            greatest(1, (v_wait + 999999) / 1000000)::integer, 'burst'::text;
+                            greatest(1, (v_wait + 999999) / 1000000)::integer, 'burst'::text,
+                            greatest(0, v_wait);
     end if;
 end
 $$;

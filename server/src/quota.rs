@@ -36,9 +36,9 @@ const MAX_BATCH: usize = 1024;
 /// until its window ends, but asked again after this long in case its plan's
 /// quota was raised meanwhile.
 pub const EXHAUSTED_RECHECK: Duration = Duration::from_secs(30);
-/// Past this many remembered exhausted subjects, the stale ones are dropped
+/// Past this many remembered refused subjects, the stale ones are dropped
 /// (and if that is not enough, all of them: they are only a shortcut).
-const MAX_EXHAUSTED: usize = 100_000;
+const MAX_BLOCKED: usize = 100_000;
 
 /// Whom a request is charged to, on which plan.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -151,6 +151,7 @@ struct Grant {
     reset_at: Option<i64>,
     retry_after: Option<i32>,
     refused_by: Option<Refusal>,
+    wait_us: Option<i64>,
 }
 
 impl Grant {
@@ -192,8 +193,8 @@ struct Inner {
     pool: Pool,
     /// Subjects with a call in flight, and the requests waiting for the next one.
     pending: Mutex<HashMap<Subject, Waiters>>,
-    /// Subjects whose quota is used up for the current window.
-    exhausted: Mutex<HashMap<Subject, Exhausted>>,
+    /// Subjects the database refused, until it would admit them again.
+    blocked: Mutex<HashMap<Subject, Blocked>>,
     /// When a failure was last logged (ms since `started`), to log one per 10 s.
     last_failure_log: AtomicU64,
     started: Instant,
@@ -203,10 +204,13 @@ struct Inner {
     refused_locally: AtomicU64,
 }
 
+/// A refusal that holds until `until`: the end of the quota window (capped
+/// at [`EXHAUSTED_RECHECK`]) or the time the token bucket refills by one.
 #[derive(Debug, Clone, Copy)]
-struct Exhausted {
-    window: Window,
-    recheck: Instant,
+struct Blocked {
+    by: Refusal,
+    window: Option<Window>,
+    until: Instant,
 }
 
 /// Counters since start, for `/healthz`: how well requests batch, how often
@@ -219,7 +223,7 @@ pub struct Stats {
     pub db_calls: u64,
     /// Requests admitted uncounted because the accounting failed.
     pub failed_open: u64,
-    /// Requests refused without a call: their quota was known to be used up.
+    /// Requests refused without a call: a refusal by the database still held.
     pub refused_locally: u64,
 }
 
@@ -236,7 +240,7 @@ impl Accountant {
             inner: Arc::new(Inner {
                 pool,
                 pending: Mutex::new(HashMap::new()),
-                exhausted: Mutex::new(HashMap::new()),
+                blocked: Mutex::new(HashMap::new()),
                 last_failure_log: AtomicU64::new(u64::MAX),
                 started: Instant::now(),
                 requests: AtomicU64::new(0),
@@ -250,9 +254,10 @@ impl Accountant {
     /// Counts one request of `subject`: admitted or refused, with the window
     /// to report. Never fails: an accounting error admits uncounted.
     pub async fn admit(&self, subject: &Subject) -> Decision {
-        // A count never goes down within a window: once the quota is used
-        // up, the database would refuse every request until the window ends.
-        if let Some(refused) = self.inner.known_exhausted(subject) {
+        // A count never goes down within a window, and a bucket refills no
+        // faster than its rate: after a refusal, the database would refuse
+        // every request until the time it named.
+        if let Some(refused) = self.inner.known_refused(subject) {
             self.inner.refused_locally.fetch_add(1, Ordering::Relaxed);
             return refused;
         }
@@ -323,41 +328,49 @@ impl Inner {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn known_exhausted(&self, subject: &Subject) -> Option<Decision> {
-        let mut exhausted = self
-            .exhausted
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let entry = *exhausted.get(subject)?;
-        let wait = entry.window.reset - unix_now();
-        if wait <= 0 || entry.recheck <= Instant::now() {
-            exhausted.remove(subject);
+    fn known_refused(&self, subject: &Subject) -> Option<Decision> {
+        let mut blocked = self.blocked.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = *blocked.get(subject)?;
+        let wait = entry.until.saturating_duration_since(Instant::now());
+        let retry_after = match entry.by {
+            Refusal::Quota => entry.window.map_or(0, |w| w.reset - unix_now()),
+            Refusal::Burst => i64::try_from(wait.as_micros().div_ceil(1_000_000)).unwrap_or(1),
+        };
+        if wait.is_zero() || retry_after <= 0 {
+            blocked.remove(subject);
             return None;
         }
         Some(Decision::Refused {
-            by: Refusal::Quota,
-            retry_after: u32::try_from(wait).unwrap_or(u32::MAX),
-            window: Some(entry.window),
+            by: entry.by,
+            retry_after: u32::try_from(retry_after).unwrap_or(u32::MAX),
+            window: entry.window,
         })
     }
 
-    fn remember_exhausted(&self, subject: &Subject, window: Window) {
-        let mut exhausted = self
-            .exhausted
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if exhausted.len() >= MAX_EXHAUSTED {
-            let now = unix_now();
-            exhausted.retain(|_, e| e.window.reset > now);
-            if exhausted.len() >= MAX_EXHAUSTED {
-                exhausted.clear();
+    /// Remembers the refusal of a call sent at `sent`: the database measured
+    /// `wait_us` from a moment after that, so this never blocks for longer.
+    fn remember_refused(&self, subject: &Subject, grant: &Grant, sent: Instant) {
+        let (Some(by), Some(wait_us)) = (grant.refused_by, grant.wait_us) else {
+            return;
+        };
+        let mut wait = Duration::from_micros(u64::try_from(wait_us).unwrap_or(0));
+        if by == Refusal::Quota {
+            wait = wait.min(EXHAUSTED_RECHECK);
+        }
+        let mut blocked = self.blocked.lock().unwrap_or_else(PoisonError::into_inner);
+        if blocked.len() >= MAX_BLOCKED {
+            let now = Instant::now();
+            blocked.retain(|_, b| b.until > now);
+            if blocked.len() >= MAX_BLOCKED {
+                blocked.clear();
             }
         }
-        exhausted.insert(
+        blocked.insert(
             subject.clone(),
-            Exhausted {
-                window,
-                recheck: Instant::now() + EXHAUSTED_RECHECK,
+            Blocked {
+                by,
+                window: grant.decision(usize::MAX).window(),
+                until: sent + wait,
             },
         );
     }
@@ -422,6 +435,7 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
         let n = u64::try_from(batch.len()).unwrap_or(u64::MAX);
         inner.requests.fetch_add(n, Ordering::Relaxed);
         inner.calls.fetch_add(1, Ordering::Relaxed);
+        let sent = Instant::now();
         let answer = tokio::time::timeout(
             ACCOUNTING_TIMEOUT,
             call_admit(&inner.pool, &subject, batch.len()),
@@ -429,11 +443,7 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
         .await;
         match answer {
             Ok(Ok(grant)) => {
-                if let (Some(Refusal::Quota), Some(window)) =
-                    (grant.refused_by, grant.decision(usize::MAX).window())
-                {
-                    inner.remember_exhausted(&subject, window);
-                }
+                inner.remember_refused(&subject, &grant, sent);
                 for (index, waiter) in batch.into_iter().enumerate() {
                     // A waiter that gave up (client gone) is simply skipped.
                     let _ = waiter.send(grant.decision(index));
@@ -464,7 +474,7 @@ async fn call_admit(pool: &Pool, subject: &Subject, cost: usize) -> anyhow::Resu
     let client = pool.get().await.context("no database connection")?;
     let statement = client
         .prepare_cached(
-            "select granted, quota, used, reset_at, retry_after, refused_by
+            "select granted, quota, used, reset_at, retry_after, refused_by, wait_us
              from api.admit($1, $2, $3)",
         )
         .await?;
@@ -484,6 +494,7 @@ async fn call_admit(pool: &Pool, subject: &Subject, cost: usize) -> anyhow::Resu
             Some(_) => Some(Refusal::Burst),
             None => None,
         },
+        wait_us: row.get(6),
     })
 }
 
@@ -519,6 +530,7 @@ mod tests {
             reset_at: Some(3600),
             retry_after: Some(120),
             refused_by: Some(Refusal::Quota),
+            wait_us: Some(120_000_000),
         };
         let window = |remaining| {
             Some(Window {
@@ -548,6 +560,7 @@ mod tests {
             reset_at: None,
             retry_after: Some(1),
             refused_by: Some(Refusal::Burst),
+            wait_us: Some(400_000),
         };
         assert_eq!(grant.decision(0), Decision::Admitted(None));
         assert!(!grant.decision(1).is_admitted());

@@ -155,6 +155,29 @@ async fn a_used_up_quota_is_refused_without_asking_the_database_again() {
 }
 
 #[tokio::test]
+async fn a_caller_over_its_burst_rate_is_refused_locally_until_a_token_is_due() {
+    let db = TestDb::new().await;
+    // One token a second: after a refusal, the next token is up to 1 s away.
+    set_plan(&db, "anonymous", Some(1000), Some(1)).await;
+    let app = TestApp::spawn(&db.config).await;
+    let accountant = app.state.access().accountant();
+    assert_eq!(app.get(NOWHERE).await.status(), 404);
+    let refused = app.get(NOWHERE).await;
+    assert_rate_limited(refused, 1..=1).await;
+    let calls = accountant.stats().db_calls;
+    let again = app.get(NOWHERE).await;
+    assert_eq!(
+        limits(&again).map(|l| l.limit),
+        Some(1000),
+        "the window is still reported"
+    );
+    assert_rate_limited(again, 1..=1).await;
+    let stats = accountant.stats();
+    assert_eq!(stats.db_calls, calls, "refused without a call");
+    assert_eq!(stats.refused_locally, 1);
+}
+
+#[tokio::test]
 async fn the_real_anonymous_plan_admits_sixty_requests_an_hour_and_refuses_the_sixty_first() {
     let db = TestDb::new().await;
     // The real quota (60 an hour); only the burst is raised, so that the test
@@ -517,7 +540,7 @@ async fn admit_grants_a_batch_up_to_the_burst_and_gives_back_the_quota_it_refuse
     .expect("plan");
     let row = tx
         .query_one(
-            "select granted, quota, used, retry_after, refused_by
+            "select granted, quota, used, retry_after, refused_by, wait_us
              from api.admit('ip:192.0.2.1', 'anonymous', 8)",
             &[],
         )
@@ -528,6 +551,11 @@ async fn admit_grants_a_batch_up_to_the_burst_and_gives_back_the_quota_it_refuse
     assert_eq!(
         answer,
         (5, Some(100), Some(5), Some(1), Some("burst".into()))
+    );
+    let wait_us: i64 = row.get(5);
+    assert!(
+        (1..=200_000).contains(&wait_us),
+        "one token (200 ms at 5 a second) is due within 200 ms: {wait_us}"
     );
     let used: i32 = tx
         .query_one(
