@@ -9,9 +9,12 @@
 # differs:
 #   uncounted  GET /nothing            outside /api/v1: no key, no accounting
 #   internal   GET /api/v1/nothing     internal key: resolved from the cache, no database
-#   free       GET /api/v1/nothing     free key, quota and burst raised: one api.admit
-#                                      round trip per batch of concurrent requests
-#   anonymous  GET /api/v1/nothing     no key, anonymous plan raised likewise
+#   free       GET /api/v1/nothing     free key, quota and burst raised so that every
+#                                      request is admitted: one api.admit round trip
+#                                      per batch of concurrent requests
+#   anonymous  GET /api/v1/nothing     no key, the real anonymous plan (60/h, 2/s): after
+#                                      the first few, every request is a 429, refused
+#                                      by the server itself until the window ends
 # After each counted case it reports how much quota was used (it should match
 # the requests wrk made) and how many api.admit calls that took (/healthz).
 #
@@ -45,11 +48,10 @@ cargo build --release -p pricing-server >&2
 
 rm -rf "$DATA"
 mkdir -p "$DATA"
-log "issuing keys and raising the free and anonymous plans on a fresh embedded database"
+log "issuing keys and raising the free plan on a fresh embedded database"
 INTERNAL_KEY=$("$BIN" keys issue --tier internal --label bench --data-dir "$DATA/db" 2>/dev/null)
 FREE_KEY=$("$BIN" keys issue --tier free --label bench --data-dir "$DATA/db" 2>/dev/null)
 "$BIN" keys set-plan free --quota "$HIGH" --burst "$HIGH" --data-dir "$DATA/db" >/dev/null 2>&1
-"$BIN" keys set-plan anonymous --quota "$HIGH" --burst "$HIGH" --data-dir "$DATA/db" >/dev/null 2>&1
 
 # A free port, then wait for /healthz (the "serving" log line is at info).
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -69,10 +71,11 @@ done
 curl -sf -o /dev/null "http://$ADDR/healthz" || die "pricing serve did not start within 60 s (see $DATA/serve.log)"
 log "serving on $ADDR; each case runs $DURATION with -c $CONNECTIONS -t $THREADS"
 
-# remaining [CURL_ARGS...]: X-RateLimit-Remaining of one counted request.
+# remaining [CURL_ARGS...]: "REMAINING RESET" of one counted request.
 remaining() {
-    curl -s -o /dev/null -D - "$@" "http://$ADDR/api/v1/nothing" \
-        | tr -d '\r' | awk -F': ' 'tolower($1) == "x-ratelimit-remaining" {print $2}'
+    curl -s -o /dev/null -D - "$@" "http://$ADDR/api/v1/nothing" | tr -d '\r' \
+        | awk -F': ' 'tolower($1) == "x-ratelimit-remaining" {r = $2}
+                      tolower($1) == "x-ratelimit-reset" {t = $2} END {print r, t}'
 }
 # stat FIELD: a quota_accounting counter of /healthz.
 stat() { curl -s "http://$ADDR/healthz" | jq -r ".quota_accounting.$1"; }
@@ -81,15 +84,19 @@ declare -A BEST
 LINES=()
 # run NAME PATH [HEADER]
 run() {
-    local name=$1 path=$2 header=${3:-} out rps p50 p99 total before after counted calls0 calls batch
+    local name=$1 path=$2 header=${3:-} out rps p50 p99 total before after counted
+    local calls0 calls accounted0 accounted batch
     local args=(-t "$THREADS" -c "$CONNECTIONS" -d "$DURATION" --latency)
     local curl_args=()
     [ -n "$header" ] && args+=(-H "$header") && curl_args+=(-H "$header")
     before=
     [ "$name" = uncounted ] || before=$(remaining "${curl_args[@]}")
+    [ "$before" = " " ] && before=
     calls0=$(stat db_calls)
+    accounted0=$(stat requests)
     out=$(wrk "${args[@]}" "http://$ADDR$path")
     calls=$(( $(stat db_calls) - calls0 ))
+    accounted=$(( $(stat requests) - accounted0 ))
     rps=$(awk '/^Requests\/sec:/ {printf "%d", $2}' <<<"$out")
     p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
     p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
@@ -97,11 +104,16 @@ run() {
     counted=0
     if [ -n "$before" ]; then
         after=$(remaining "${curl_args[@]}")
-        # the probe after the run counts too
-        counted=$((before - after - 1))
+        if [ "${before#* }" = "${after#* }" ]; then
+            # the probe after the run counts too
+            counted=$((${before% *} - ${after% *} - 1))
+            [ "$counted" -lt 0 ] && counted=0
+        else
+            counted=window-ended
+        fi
     fi
     batch=-
-    [ "$calls" -gt 0 ] && batch=$(awk -v n="$counted" -v c="$calls" 'BEGIN {printf "%.1f", n / c}')
+    [ "$calls" -gt 0 ] && batch=$(awk -v n="$accounted" -v c="$calls" 'BEGIN {printf "%.1f", n / c}')
     [ "${BEST[$name]:-0}" -lt "$rps" ] && BEST[$name]=$rps
     LINES+=("$(printf '%-6s %-10s %9s %9s %9s %10s %10s %9s %7s' "$ROUND" "$name" "$rps" "$p50" "$p99" \
         "$total" "$counted" "$calls" "$batch")")
@@ -124,4 +136,4 @@ printf '\nbest of %s rounds, against the uncounted baseline:\n' "$ROUNDS"
 for name in "${CASES[@]}"; do
     printf '  %-10s %9s req/s  %3s%%\n' "$name" "${BEST[$name]}" "$((100 * BEST[$name] / BEST[uncounted]))"
 done
-printf '(counted: quota used per X-RateLimit-Remaining; db-calls: api.admit calls per /healthz;\n batch: requests per call; internal keys never reach the database)\n'
+printf '(counted: quota used per X-RateLimit-Remaining; db-calls: api.admit calls per /healthz;\n batch: requests per call; internal keys never reach the database; anonymous: the real\n plan, so all but the first few requests are 429s refused without a database call)\n'
