@@ -302,7 +302,8 @@ impl Accountant {
         Ok(row.get(0))
     }
 
-    /// Sweeps every [`SWEEP_EVERY`] until the task is aborted.
+    /// Sweeps the database's counters, and forgets refusals that no longer
+    /// hold, every [`SWEEP_EVERY`] until the task is aborted.
     pub fn spawn_sweeper(&self) -> tokio::task::JoinHandle<()> {
         let accountant = self.clone();
         tokio::spawn(async move {
@@ -312,6 +313,7 @@ impl Accountant {
             every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 every.tick().await;
+                accountant.inner.forget_stale_refusals();
                 match accountant.sweep().await {
                     Ok(deleted) => tracing::debug!(deleted, "quota counters swept"),
                     Err(err) => {
@@ -345,6 +347,14 @@ impl Inner {
             retry_after: u32::try_from(retry_after).unwrap_or(u32::MAX),
             window: entry.window,
         })
+    }
+
+    fn forget_stale_refusals(&self) {
+        let now = Instant::now();
+        self.blocked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|_, b| b.until > now);
     }
 
     /// Remembers the refusal of a call sent at `sent`: the database measured
