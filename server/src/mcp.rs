@@ -113,7 +113,8 @@ impl Catalog {
             annotations.read_only_hint = Some(true);
             annotations.open_world_hint = Some(false);
             tools.push(
-                Tool::new(twin.name, twin.description, Arc::new(schema)).with_annotations(annotations),
+                Tool::new(twin.name, twin.description, Arc::new(schema))
+                    .with_annotations(annotations),
             );
         }
         Ok(Self { tools, validators })
@@ -133,7 +134,11 @@ impl Catalog {
             .iter_errors(args)
             .map(|e| {
                 let at = e.instance_path().to_string();
-                if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+                if at.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{at}: {e}")
+                }
             })
             .collect();
         if problems.is_empty() {
@@ -158,7 +163,11 @@ fn inline_refs(doc: &Value, value: &Value) -> Value {
             {
                 return inline_refs(doc, found);
             }
-            Value::Object(map.iter().map(|(k, v)| (k.clone(), inline_refs(doc, v))).collect())
+            Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), inline_refs(doc, v)))
+                    .collect(),
+            )
         }
         Value::Array(items) => Value::Array(items.iter().map(|v| inline_refs(doc, v)).collect()),
         other => other.clone(),
@@ -167,8 +176,14 @@ fn inline_refs(doc: &Value, value: &Value) -> Value {
 
 fn input_schema(doc: &Value, twin: &Twin) -> anyhow::Result<Value> {
     let operation = doc
-        .pointer(&format!("/paths/{}/{}", twin.path.replace('/', "~1"), twin.method))
-        .ok_or_else(|| anyhow::anyhow!("the OpenAPI document has no {} {}", twin.method, twin.path))?;
+        .pointer(&format!(
+            "/paths/{}/{}",
+            twin.path.replace('/', "~1"),
+            twin.method
+        ))
+        .ok_or_else(|| {
+            anyhow::anyhow!("the OpenAPI document has no {} {}", twin.method, twin.path)
+        })?;
     if twin.method == "post" {
         let body = operation
             .pointer("/requestBody/content/application~1json/schema")
@@ -181,9 +196,13 @@ fn input_schema(doc: &Value, twin: &Twin) -> anyhow::Result<Value> {
     let mut required = Vec::new();
     for parameter in operation["parameters"].as_array().into_iter().flatten() {
         let parameter = inline_refs(doc, parameter);
-        let Some(name) = parameter["name"].as_str() else { continue };
+        let Some(name) = parameter["name"].as_str() else {
+            continue;
+        };
         let mut schema = parameter["schema"].clone();
-        if let (Some(description), Value::Object(s)) = (parameter["description"].as_str(), &mut schema) {
+        if let (Some(description), Value::Object(s)) =
+            (parameter["description"].as_str(), &mut schema)
+        {
             s.entry("description").or_insert_with(|| json!(description));
         }
         if parameter["required"].as_bool() == Some(true) {
@@ -220,7 +239,9 @@ impl PricingMcp {
         let map = args.as_object().unwrap_or(&empty);
         let state = &self.state;
         let result = match tool {
-            "pricing_list_models" => models::list_models(state, &Query::from_json(map, models::LIST_PARAMS)?).await?,
+            "pricing_list_models" => {
+                models::list_models(state, &Query::from_json(map, models::LIST_PARAMS)?).await?
+            }
             "pricing_get_model" | "pricing_price_history" => {
                 let mut rest = map.clone();
                 let id = match rest.remove("model_id") {
@@ -229,15 +250,26 @@ impl PricingMcp {
                 };
                 models::check_model_id(&id)?;
                 if tool == "pricing_get_model" {
-                    models::get_model(state, &id, &Query::from_json(&rest, models::CARD_PARAMS)?).await?
+                    models::get_model(state, &id, &Query::from_json(&rest, models::CARD_PARAMS)?)
+                        .await?
                 } else {
-                    models::model_history(state, &id, &Query::from_json(&rest, models::HISTORY_PARAMS)?).await?
+                    models::model_history(
+                        state,
+                        &id,
+                        &Query::from_json(&rest, models::HISTORY_PARAMS)?,
+                    )
+                    .await?
                 }
             }
-            "pricing_compare" => compare::compare_models(state, &Query::from_json(map, compare::PARAMS)?).await?,
-            "pricing_recent_changes" => changes::list_changes(state, &Query::from_json(map, changes::PARAMS)?).await?,
+            "pricing_compare" => {
+                compare::compare_models(state, &Query::from_json(map, compare::PARAMS)?).await?
+            }
+            "pricing_recent_changes" => {
+                changes::list_changes(state, &Query::from_json(map, changes::PARAMS)?).await?
+            }
             "pricing_estimate_cost" => {
-                let bytes = serde_json::to_vec(&args).map_err(|e| ApiError::internal("encoding arguments", &e))?;
+                let bytes = serde_json::to_vec(&args)
+                    .map_err(|e| ApiError::internal("encoding arguments", &e))?;
                 return estimate::estimate_envelope(state, &bytes).await;
             }
             other => {
@@ -319,11 +351,17 @@ impl ServerHandler for PricingMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.catalog.tools().to_vec()))
+        Ok(ListToolsResult::with_all_items(
+            self.catalog.tools().to_vec(),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.catalog.tools().iter().find(|t| t.name == name).cloned()
+        self.catalog
+            .tools()
+            .iter()
+            .find(|t| t.name == name)
+            .cloned()
     }
 
     async fn call_tool(

@@ -5,8 +5,8 @@ use salvo::prelude::*;
 
 use super::params::Query;
 use super::respond::{call_json, send_envelope};
-use super::{AppState, state};
 use super::vocab::EVENT_TYPES;
+use super::{AppState, state};
 use crate::error::ApiError;
 
 pub const PARAMS: &[&str] = &[

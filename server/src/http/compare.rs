@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::params::Query;
 use super::respond::{call_json, send_envelope};
-use super::{AppState, state};
 use super::vocab::METRICS;
+use super::{AppState, state};
 use crate::error::ApiError;
 
 pub const PARAMS: &[&str] = &["ids", "metrics", "benchmark"];

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::params::Query;
 use super::respond::{call_json, send_envelope};
-use super::{AppState, state};
 use super::vocab::{CHANNELS, COMPONENTS, GRANULARITIES, INCLUDES, MODALITIES, SORTS, STATUSES};
+use super::{AppState, state};
 use crate::error::ApiError;
 
 pub const LIST_PARAMS: &[&str] = &[

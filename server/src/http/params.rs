@@ -55,7 +55,10 @@ impl Query {
     /// The query of an MCP tool call, from its JSON arguments: each argument
     /// as the URL parameter of the same name would carry it (lists joined with
     /// commas), then parsed by the same rules as a URL's query.
-    pub fn from_json(args: &serde_json::Map<String, serde_json::Value>, allowed: &[&str]) -> Result<Self, ApiError> {
+    pub fn from_json(
+        args: &serde_json::Map<String, serde_json::Value>,
+        allowed: &[&str],
+    ) -> Result<Self, ApiError> {
         use serde_json::Value;
         let text = |v: &Value| match v {
             Value::String(s) => s.clone(),
