@@ -333,8 +333,24 @@ pub async fn fixture_app() -> (TestDb, TestApp) {
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
     publish_fixture(&db, "snapshot-b.json").await;
-    let app = TestApp::spawn(&db.config).await;
+    let app = data_app(&db).await;
     (db, app)
+}
+
+/// A server for tests of the data endpoints: the anonymous plan of this test's
+/// own database is raised far beyond what a test sends, so that the data, not
+/// the rate limits (tests/api/quota.rs), is what is tested. Still counted.
+pub async fn data_app(db: &TestDb) -> TestApp {
+    db.client()
+        .await
+        .execute(
+            "update pricing.plans set quota = 1000000000, burst_per_second = 1000000
+             where name = 'anonymous'",
+            &[],
+        )
+        .await
+        .expect("raise the anonymous plan");
+    TestApp::spawn(&db.config).await
 }
 
 /// Percent-encodes one path segment or query value.

@@ -378,6 +378,8 @@ async fn health_is_never_counted_and_carries_no_rate_limit_headers() {
 #[tokio::test]
 async fn paths_outside_api_v1_are_not_counted() {
     let db = TestDb::new().await;
+    // Published data, so the feeds and the dump answer 200 (a 503 carries Retry-After).
+    crate::helpers::publish_fixture(&db, "snapshot-a.json").await;
     set_plan(&db, "anonymous", Some(1), Some(1000)).await;
     let app = TestApp::spawn(&db.config).await;
     for path in [
