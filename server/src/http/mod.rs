@@ -6,7 +6,7 @@ mod dumps;
 pub(crate) mod estimate;
 mod feeds;
 mod health;
-mod limits;
+pub(crate) mod limits;
 pub(crate) mod models;
 mod openapi;
 pub mod params;
@@ -102,7 +102,9 @@ impl App {
         });
         tracing::info!(addr = %self.addr, "serving");
         let sweeper = self.state.access.accountant().spawn_sweeper();
-        server.serve(service(self.state)).await;
+        server
+            .serve(service(self.state, self.addr.ip().is_loopback()))
+            .await;
         sweeper.abort();
     }
 }
@@ -110,7 +112,7 @@ impl App {
 /// The whole service: routes, state, access log, rate limits and the JSON
 /// error catcher. The hoops are the service's, not the router's, so that they
 /// also run for paths no route matches (those 404s are logged and counted).
-pub fn service(state: AppState) -> Service {
+pub fn service(state: AppState, loopback: bool) -> Service {
     let router = Router::new()
         .push(Router::with_path("healthz").get(health::healthz))
         .push(
@@ -133,7 +135,14 @@ pub fn service(state: AppState) -> Service {
                 .push(Router::with_path("changes.xml").get(feeds::changes_xml))
                 .push(Router::with_path("changes.json").get(feeds::changes_json)),
         )
-        .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv));
+        .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv))
+        .push(
+            Router::with_path("mcp")
+                .hoop(limits::mcp_client)
+                .goal(TowerServiceCompat::<salvo::http::ReqBody, _, _, _>::compat(
+                    crate::mcp::streamable_http(state.clone(), loopback),
+                )),
+        );
     Service::new(router)
         .hoop(affix_state::inject(state))
         .hoop(access_log)
