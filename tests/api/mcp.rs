@@ -122,43 +122,64 @@ async fn assert_twins_match_rest(app: &TestApp, out: &Value) {
     }
 }
 
-#[tokio::test]
-async fn the_mcp_sdk_lists_the_six_tools_and_each_returns_its_rest_twins_data() {
-    let (_db, app) = fixture_app().await;
-    let mut calls: Vec<Value> = twins().into_iter().map(|(call, _, _)| call).collect();
-    // Invalid arguments: refused by the input schema or by the endpoint's own rules.
-    calls.extend([
-        json!({"tool": "pricing_list_models", "arguments": {"limit": 500}}),
-        json!({"tool": "pricing_get_model", "arguments": {"model_id": "openai:o33"}}),
-        json!({"tool": "pricing_price_history", "arguments": {"model_id": "openai:o3", "since": "2023-01-01", "until": "2025-01-01"}}),
-        json!({"tool": "pricing_compare", "arguments": {"ids": ["openai:o3"]}}),
-        json!({"tool": "pricing_estimate_cost", "arguments": {"requests_per_month": 0, "preset": "chatbot"}}),
-        json!({"tool": "pricing_recent_changes", "arguments": {"event_type": "price_drop"}}),
-    ]);
-    let out = over_http(&app, &[], &Value::Array(calls)).await;
+/// Each tool with invalid arguments, refused by the input schema or by the
+/// endpoint's own rules, and the error code expected.
+fn invalid_calls() -> Vec<(Value, &'static str)> {
+    vec![
+        (
+            json!({"tool": "pricing_list_models", "arguments": {"limit": 500}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_get_model", "arguments": {"model_id": "openai:o33"}}),
+            "MODEL_NOT_FOUND",
+        ),
+        (
+            json!({"tool": "pricing_price_history",
+                   "arguments": {"model_id": "openai:o3", "since": "2023-01-01", "until": "2025-01-01"}}),
+            "WINDOW_TOO_LARGE",
+        ),
+        (
+            json!({"tool": "pricing_compare", "arguments": {"ids": ["openai:o3"]}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_estimate_cost", "arguments": {"requests_per_month": 0, "preset": "chatbot"}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_recent_changes", "arguments": {"event_type": "price_drop"}}),
+            "INVALID_ARGUMENT",
+        ),
+    ]
+}
 
+/// Every tool, first with valid then with invalid arguments.
+fn all_calls() -> Value {
+    let valid = twins().into_iter().map(|(call, _, _)| call);
+    let invalid = invalid_calls().into_iter().map(|(call, _)| call);
+    Value::Array(valid.chain(invalid).collect())
+}
+
+/// What a client saw for [`all_calls`]: the six tools, REST's data for the
+/// valid calls, the spec's errors with a next step for the invalid ones.
+async fn assert_all_calls(app: &TestApp, out: &Value) {
     assert_eq!(out["server_info"]["name"], "pricing");
     assert_eq!(out["server_info"]["version"], env!("CARGO_PKG_VERSION"));
     let tools = out["tools"].as_array().expect("tools");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "pricing_list_models",
-            "pricing_get_model",
-            "pricing_price_history",
-            "pricing_compare",
-            "pricing_estimate_cost",
-            "pricing_recent_changes"
-        ]
-    );
+    let valid = twins();
+    let twins_of: Vec<&str> = valid
+        .iter()
+        .filter_map(|(c, _, _)| c["tool"].as_str())
+        .collect();
+    assert_eq!(names, twins_of);
     for tool in tools {
-        let schema = &tool["input_schema"];
-        assert_eq!(schema["type"], "object", "{}", tool["name"]);
+        assert_eq!(tool["input_schema"]["type"], "object", "{}", tool["name"]);
         assert!(
             tool["description"]
                 .as_str()
-                .is_some_and(|d| d.contains("Use it") || d.contains("Twin of"))
+                .is_some_and(|d| d.contains("Twin of"))
         );
     }
     assert_eq!(
@@ -166,16 +187,8 @@ async fn the_mcp_sdk_lists_the_six_tools_and_each_returns_its_rest_twins_data() 
         json!(["active", "deprecated", "retired", "all"])
     );
 
-    assert_twins_match_rest(&app, &out).await;
-    let expected = [
-        "INVALID_ARGUMENT",
-        "MODEL_NOT_FOUND",
-        "WINDOW_TOO_LARGE",
-        "INVALID_ARGUMENT",
-        "INVALID_ARGUMENT",
-        "INVALID_ARGUMENT",
-    ];
-    for (i, code) in expected.iter().enumerate() {
+    assert_twins_match_rest(app, out).await;
+    for (i, (_, code)) in invalid_calls().iter().enumerate() {
         let result = &out["results"][twins().len() + i];
         assert_eq!(result["is_error"], true, "{result}");
         assert_eq!(result["structured"]["error"]["code"], *code, "{result}");
@@ -195,9 +208,15 @@ async fn the_mcp_sdk_lists_the_six_tools_and_each_returns_its_rest_twins_data() 
 }
 
 #[tokio::test]
-async fn the_mcp_sdk_over_stdio_gets_the_same_tools_and_data() {
+async fn the_mcp_sdk_over_http_lists_the_six_tools_and_each_answers_like_rest() {
+    let (_db, app) = fixture_app().await;
+    let out = over_http(&app, &[], &all_calls()).await;
+    assert_all_calls(&app, &out).await;
+}
+
+#[tokio::test]
+async fn the_mcp_sdk_over_stdio_lists_the_six_tools_and_each_answers_like_rest() {
     let (db, app) = fixture_app().await;
-    let calls: Vec<Value> = twins().into_iter().map(|(call, _, _)| call).collect();
     let args = vec![
         "stdio".to_owned(),
         env!("CARGO_BIN_EXE_pricing").to_owned(),
@@ -206,9 +225,8 @@ async fn the_mcp_sdk_over_stdio_gets_the_same_tools_and_data() {
         "--database-url".to_owned(),
         database_url(&db.config),
     ];
-    let out = client(&args, &Value::Array(calls)).await;
-    assert_eq!(out["tools"].as_array().map(Vec::len), Some(6));
-    assert_twins_match_rest(&app, &out).await;
+    let out = client(&args, &all_calls()).await;
+    assert_all_calls(&app, &out).await;
 }
 
 #[tokio::test]
