@@ -179,3 +179,54 @@ async fn gzip_and_br_are_negotiated_on_misses_and_hits() {
     assert!(res.headers().get("content-encoding").is_none());
     assert_eq!(res.text().await.expect("body"), plain);
 }
+
+#[tokio::test]
+async fn a_lost_listener_connection_turns_the_cache_off_until_it_reconnects() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+    let first = app.call(PATH).await.expect(200);
+    assert_eq!(app.call(PATH).await.header("x-cache"), Some("hit"));
+    let generation = cache_stats(&app).await["generation"].as_u64();
+
+    // The listener's connection dies (as in a database restart); a publish
+    // lands while it is down, so its notification is never received.
+    let killed: i64 = db
+        .client()
+        .await
+        .query_one(
+            "select count(pg_terminate_backend(pid)) from pg_stat_activity
+             where application_name = 'pricing-listen' and datname = current_database()",
+            &[],
+        )
+        .await
+        .expect("terminate the listener")
+        .get(0);
+    assert_eq!(killed, 1);
+    publish_fixture(&db, "snapshot-b.json").await;
+
+    let before = first.json()["as_of"].clone();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let now = app.call(PATH).await.expect(200);
+        if now.json()["as_of"] != before {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still serving publish A");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // It reconnects by itself, with a new generation, and caches again.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let stats = cache_stats(&app).await;
+        if stats["enabled"] == true && stats["generation"].as_u64() > generation {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the listener did not reconnect");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app.call(PATH).await.expect(200);
+    let hit = app.call(PATH).await.expect(200);
+    assert_eq!(hit.header("x-cache"), Some("hit"));
+    assert_ne!(hit.json()["as_of"], before);
+}

@@ -194,7 +194,10 @@ impl ResponseCache {
         let mut config = config.clone();
         config
             .application_name("pricing-listen")
-            .connect_timeout(Duration::from_secs(5));
+            .connect_timeout(Duration::from_secs(5))
+            // A silently dead TCP connection must not keep the cache on.
+            .keepalives(true)
+            .keepalives_idle(Duration::from_secs(10));
         let (client, mut connection) = config.connect(NoTls).await?;
         let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<anyhow::Result<()>>();
         let (notify_tx, mut notify_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
