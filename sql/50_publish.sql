@@ -322,6 +322,7 @@ begin
                   where publish_id = v_publish group by event_type) as c), '{}'::jsonb)
     ) into v_summary;
     update pricing.publishes set summary = v_summary where id = v_publish;
+    perform pg_notify('pricing_publish', v_publish::text);  -- drops the servers' response caches
     return v_summary;
 end
 $$;

@@ -490,7 +490,8 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
     let pool = db::web_pool(&config, args.pool_size)?;
     let app = App::bind(
         &args.listen,
-        AppState::new(pool, args.trusted_proxies.clone()),
+        AppState::new(pool, args.trusted_proxies.clone())
+            .with_response_cache(config.clone(), Default::default()),
     )
     .await?;
     app.run(shutdown_signal()).await;

@@ -198,6 +198,8 @@ pub struct AppOptions {
     pub trusted_proxies: Vec<pricing::net::Cidr>,
     pub key_cache_ttl: Option<Duration>,
     pub pool_size: Option<usize>,
+    /// The in-process response cache, kept current by a publish listener.
+    pub response_cache: bool,
 }
 
 impl TestApp {
@@ -209,11 +211,11 @@ impl TestApp {
         let mut owner = connect(config).await;
         pricing::db::migrate(&mut owner).await.expect("migrate");
         let pool = pricing::db::web_pool(config, options.pool_size.unwrap_or(4)).expect("pool");
-        Self::spawn_on(
-            pricing::http::AppState::new(pool, options.trusted_proxies),
-            options.key_cache_ttl,
-        )
-        .await
+        let mut state = pricing::http::AppState::new(pool, options.trusted_proxies);
+        if options.response_cache {
+            state = state.with_response_cache(config.clone(), Default::default());
+        }
+        Self::spawn_on(state, options.key_cache_ttl).await
     }
 
     /// A server over a state built by the test (e.g. a pool to nowhere).

@@ -47,5 +47,6 @@ pub(super) async fn healthz(depot: &mut Depot, res: &mut Response) {
         "uptime_seconds": state.started.elapsed().as_secs(),
         "pool": {"size": pool.size, "available": pool.available, "waiting": pool.waiting},
         "quota_accounting": state.access.accountant().stats(),
+        "response_cache": state.cache.stats(),
     })));
 }

@@ -1,5 +1,6 @@
 //! The HTTP server: routes, shared state, access log, rate limits and error catcher.
 
+pub mod cache;
 pub(crate) mod changes;
 pub(crate) mod compare;
 mod dumps;
@@ -38,6 +39,8 @@ pub struct AppState {
     started: Instant,
     trusted_proxies: Arc<[Cidr]>,
     access: Access,
+    cache: Arc<cache::ResponseCache>,
+    listen: Option<tokio_postgres::Config>,
 }
 
 impl AppState {
@@ -48,7 +51,21 @@ impl AppState {
             pool,
             started: Instant::now(),
             trusted_proxies: trusted_proxies.into(),
+            cache: Arc::new(cache::ResponseCache::new(cache::Limits::default())),
+            listen: None,
         }
+    }
+
+    /// The same state with the response cache on: it is used while a
+    /// connection made with `config` LISTENs for new publishes.
+    pub fn with_response_cache(
+        mut self,
+        config: tokio_postgres::Config,
+        limits: cache::Limits,
+    ) -> Self {
+        self.cache = Arc::new(cache::ResponseCache::new(limits));
+        self.listen = Some(config);
+        self
     }
 
     /// The same state with another API key cache TTL (zero: no caching).
@@ -102,10 +119,18 @@ impl App {
         });
         tracing::info!(addr = %self.addr, "serving");
         let sweeper = self.state.access.accountant().spawn_sweeper();
+        let listener = self
+            .state
+            .listen
+            .clone()
+            .map(|config| tokio::spawn(self.state.cache.clone().listen(config)));
         server
             .serve(service(self.state, self.addr.ip().is_loopback()))
             .await;
         sweeper.abort();
+        if let Some(listener) = listener {
+            listener.abort();
+        }
     }
 }
 
@@ -120,14 +145,18 @@ pub fn service(state: AppState, loopback: bool) -> Service {
                 .push(Router::with_path("health").get(health::health))
                 .push(Router::with_path("openapi.json").get(openapi::openapi))
                 .push(
-                    Router::with_path("models").get(models::list).push(
-                        Router::with_path("{model_id}")
-                            .get(models::card)
-                            .push(Router::with_path("history").get(models::history)),
-                    ),
+                    Router::new()
+                        .hoop(cache::response_cache)
+                        .push(
+                            Router::with_path("models").get(models::list).push(
+                                Router::with_path("{model_id}")
+                                    .get(models::card)
+                                    .push(Router::with_path("history").get(models::history)),
+                            ),
+                        )
+                        .push(Router::with_path("compare").get(compare::compare))
+                        .push(Router::with_path("changes").get(changes::changes)),
                 )
-                .push(Router::with_path("compare").get(compare::compare))
-                .push(Router::with_path("changes").get(changes::changes))
                 .push(Router::with_path("estimate").post(estimate::estimate_cost)),
         )
         .push(

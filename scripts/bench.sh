@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# bench.sh: throughput and latency of the data endpoints against a static-file ceiling.
+#
+#   bash scripts/bench.sh
+#
+# Builds the release binary, starts `pricing serve` on the bundled dataset
+# (embedded database in target/bench/db, deleted first), issues an internal
+# key, and measures with wrk (BENCH_DURATION 5s, -t BENCH_THREADS 2,
+# -c BENCH_CONNECTIONS 32, key in X-API-Key):
+#   GET /models (default, filtered, sorted, a deep cursor page), GET /models/{id}
+#   with includes, daily history over 365 days, compare of 5 models, changes,
+#   and POST /estimate (not cached; wrk Lua script).
+# For each: the first request's latency (a cache miss: curl -w) and the warm
+# throughput with p50/p99 (cache hits). In the same run nginx serves the body
+# of GET /models as a static file (the ceiling); every throughput is shown as
+# a ratio to it. Then the database time of each `api` function (pgbench -f,
+# one client, BENCH_PG_DURATION 5 s: average and p99 from the per-transaction
+# log) and the server's memory under load (VmRSS, VmHWM).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/lib.sh
+export LIB_LOG_TAG=bench
+
+DURATION=${BENCH_DURATION:-5s}
+PG_DURATION=${BENCH_PG_DURATION:-5}
+CONNECTIONS=${BENCH_CONNECTIONS:-32}
+THREADS=${BENCH_THREADS:-2}
+export RUST_LOG=${BENCH_RUST_LOG:-warn}
+DATA=$PWD/target/bench
+BIN=target/release/pricing
+
+command -v wrk >/dev/null || apt_install wrk || die "wrk is needed (apt-get install -y wrk)"
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || apt_install nginx-light || apt_install nginx \
+    || die "nginx is needed (apt-get install -y nginx-light)"
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+command -v curl >/dev/null || apt_install curl || die "curl is needed"
+command -v jq >/dev/null || apt_install jq || die "jq is needed"
+bash scripts/ensure-postgres.sh
+command -v pgbench >/dev/null || die "pgbench is needed (it comes with the PostgreSQL client)"
+
+log "building the release binary"
+cargo build --release -p pricing-server >&2
+
+rm -rf "$DATA"
+mkdir -p "$DATA"
+# The embedded PostgreSQL runs as user postgres when we are root.
+[ "$(id -u)" -eq 0 ] && chmod 755 "$DATA"
+log "issuing an internal key on a fresh embedded database (first start loads the dataset)"
+KEY=$("$BIN" keys issue --tier internal --label bench --data-dir "$DATA/db" 2>"$DATA/keys.log") \
+    || { cat "$DATA/keys.log" >&2; die "pricing keys issue failed"; }
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
+ADDR=127.0.0.1:$PORT
+"$BIN" serve --listen "$ADDR" --data-dir "$DATA/db" 2>"$DATA/serve.log" &
+SERVER=$!
+NGINX_PID=""
+cleanup() {
+    [ -n "$NGINX_PID" ] && kill -TERM "$NGINX_PID" 2>/dev/null
+    kill -TERM "$SERVER" 2>/dev/null || true
+    wait "$SERVER" 2>/dev/null || true
+}
+trap cleanup EXIT
+for _ in $(seq 1 600); do
+    curl -sf -o /dev/null "http://$ADDR/healthz" && break
+    kill -0 "$SERVER" 2>/dev/null || { cat "$DATA/serve.log" >&2; die "pricing serve exited"; }
+    sleep 0.1
+done
+curl -sf -o /dev/null "http://$ADDR/healthz" || die "pricing serve did not start (see $DATA/serve.log)"
+for _ in $(seq 1 50); do
+    [ "$(curl -s "http://$ADDR/healthz" | jq -r .response_cache.enabled)" = true ] && break
+    sleep 0.1
+done
+log "serving on $ADDR"
+
+api() { curl -sf -H "X-API-Key: $KEY" "http://$ADDR$1"; }
+IDS=$(api "/api/v1/models?limit=5&sort=price_blended_asc" | jq -r '.data.items[].id')
+[ -n "$IDS" ] || die "no models served"
+FIRST=$(echo "$IDS" | head -1)
+COMMA=$(echo "$IDS" | paste -sd, -)
+enc() { jq -rn --arg v "$1" '$v|@uri'; }
+# A deep cursor: follow 10 pages of 20.
+CURSOR=""
+for _ in $(seq 1 10); do
+    page=$(api "/api/v1/models?limit=20${CURSOR:+&cursor=$(enc "$CURSOR")}")
+    next=$(echo "$page" | jq -r '.pagination.next_cursor // empty')
+    [ -n "$next" ] || break
+    CURSOR=$next
+done
+TODAY=$(date -u +%F)
+YEAR_AGO=$(date -u -d '365 days ago' +%F)
+
+CASES=(
+    "models|/api/v1/models"
+    "models filtered|/api/v1/models?provider=openai&modality=text&min_context=100000"
+    "models sorted|/api/v1/models?sort=price_blended_asc&limit=50"
+    "models deep page|/api/v1/models?limit=20${CURSOR:+&cursor=$(enc "$CURSOR")}"
+    "model card|/api/v1/models/$(enc "$FIRST")?include=pricing,deprecation,benchmarks,aliases,history_summary"
+    "history 365 d|/api/v1/models/$(enc "$FIRST")/history?granularity=daily&since=$YEAR_AGO&until=$TODAY&limit=100"
+    "compare 5|/api/v1/compare?ids=$(enc "$COMMA")"
+    "changes|/api/v1/changes"
+)
+cat >"$DATA/estimate.lua" <<EOF
+wrk.method = "POST"
+wrk.body = '{"requests_per_month": 100000, "preset": "chatbot", "model_ids": [$(echo "$IDS" | jq -R . | paste -sd, -)]}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["X-API-Key"] = "$KEY"
+EOF
+
+# to_ms VALUE: a wrk latency (e.g. 512.00us, 1.20ms, 1.01s) in milliseconds.
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0
+        if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000
+        printf "%.2f", n }'
+}
+# run_wrk NAME URL [WRK_ARGS...]: "RPS P50 P99" (p in ms).
+run_wrk() {
+    local name=$1 url=$2 out
+    shift 2
+    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url" 2>&1) \
+        || { echo "$out" >&2; die "wrk failed on $name"; }
+    echo "$out" >"$DATA/wrk-$(echo "$name" | tr ' /' '__').txt"
+    local non2xx
+    non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
+    [ -z "$non2xx" ] || warn "$name: $non2xx non-2xx responses"
+    local rps p50 p99
+    rps=$(echo "$out" | awk '/Requests\/sec/ {printf "%.0f", $2}')
+    p50=$(to_ms "$(echo "$out" | awk '$1 == "50%" {print $2}')")
+    p99=$(to_ms "$(echo "$out" | awk '$1 == "99%" {print $2}')")
+    echo "$rps $p50 $p99"
+}
+# first_ms URL [CURL_ARGS...]: latency of one request in ms.
+first_ms() {
+    local url=$1
+    shift
+    curl -s -o /dev/null -w '%{time_total}' -H "X-API-Key: $KEY" "$@" "$url" | awk '{printf "%.2f", $1 * 1000}'
+}
+
+# The ceiling: nginx serving the body of GET /models as a static file.
+mkdir -p "$DATA/nginx/www" "$DATA/nginx/tmp"
+# (same bytes as GET /api/v1/models; another cache entry, so that its first request stays cold)
+api "/api/v1/models?limit=20" >"$DATA/nginx/www/models.json"
+NGINX_PORT=$(free_port)
+cat >"$DATA/nginx/nginx.conf" <<EOF
+daemon off;
+worker_processes 2;
+pid $DATA/nginx/nginx.pid;
+error_log $DATA/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $DATA/nginx/tmp;
+    proxy_temp_path $DATA/nginx/tmp;
+    fastcgi_temp_path $DATA/nginx/tmp;
+    uwsgi_temp_path $DATA/nginx/tmp;
+    scgi_temp_path $DATA/nginx/tmp;
+    sendfile on;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        root $DATA/nginx/www;
+        default_type application/json;
+    }
+}
+EOF
+"$NGINX" -c "$DATA/nginx/nginx.conf" -p "$DATA/nginx" &
+NGINX_PID=$!
+for _ in $(seq 1 50); do
+    curl -sf -o /dev/null "http://127.0.0.1:$NGINX_PORT/models.json" && break
+    sleep 0.1
+done
+log "nginx ceiling on 127.0.0.1:$NGINX_PORT ($(wc -c <"$DATA/nginx/www/models.json") bytes)"
+read -r NGINX_RPS NGINX_P50 NGINX_P99 < <(run_wrk "nginx" "http://127.0.0.1:$NGINX_PORT/models.json")
+kill -TERM "$NGINX_PID" 2>/dev/null || true
+wait "$NGINX_PID" 2>/dev/null || true
+NGINX_PID=""
+
+ROWS=()
+row() { ROWS+=("$(printf '%-22s %10s %9s %9s %10s %8s' "$@")"); }
+ratio() { awk -v a="$1" -v b="$NGINX_RPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+row "nginx static /models" "$NGINX_RPS" "$NGINX_P50" "$NGINX_P99" "-" "1.00"
+for case in "${CASES[@]}"; do
+    name=${case%%|*}
+    path=${case#*|}
+    cold=$(first_ms "http://$ADDR$path")
+    log "$name: first request ${cold} ms; wrk $DURATION"
+    read -r rps p50 p99 < <(run_wrk "$name" "http://$ADDR$path" -H "X-API-Key: $KEY")
+    row "$name" "$rps" "$p50" "$p99" "$cold" "$(ratio "$rps")"
+done
+# Compressed hits, as a browser asks.
+read -r rps p50 p99 < <(run_wrk "models gzip" "http://$ADDR/api/v1/models" -H "X-API-Key: $KEY" -H "Accept-Encoding: gzip")
+row "models (gzip)" "$rps" "$p50" "$p99" "-" "$(ratio "$rps")"
+cold=$(first_ms "http://$ADDR/api/v1/estimate" -X POST -H 'Content-Type: application/json' \
+    --data "$(sed -n "s/^wrk.body = '\(.*\)'$/\1/p" "$DATA/estimate.lua")")
+read -r rps p50 p99 < <(run_wrk "estimate" "http://$ADDR/api/v1/estimate" -s "$DATA/estimate.lua")
+row "POST /estimate" "$rps" "$p50" "$p99" "$cold" "$(ratio "$rps")"
+MEM=$(awk '/^Vm(RSS|HWM)/ {printf "%s %s MB  ", $1, int($2 / 1024)}' "/proc/$SERVER/status")
+STATS=$(curl -s "http://$ADDR/healthz" | jq -c .response_cache)
+
+# Database time of each api function (one client, no cache in front).
+SOCKET=$DATA/db/run
+PGARGS=(-h "$SOCKET" -p 5432 -U postgres pricing)
+q() { printf '%s' "$1" | sed "s/'/''/g"; }
+CURSOR_SQL=null
+[ -z "$CURSOR" ] || CURSOR_SQL="'$(q "$CURSOR")'"
+FUNCS=(
+    "list_models|select api.list_models(null, null, null, null, null, null, null, null, 20, null, null)"
+    "list_models filtered|select api.list_models(null, 'openai', 'text', null, null, 100000, null, null, 20, null, null)"
+    "list_models sorted|select api.list_models(null, null, null, null, null, null, null, 'price_blended_asc', 50, null, null)"
+    "list_models deep|select api.list_models(null, null, null, null, null, null, null, null, 20, $CURSOR_SQL, null)"
+    "list_models search|select api.list_models('gpt', null, null, null, null, null, null, null, 20, null, null)"
+    "get_model|select api.get_model('$(q "$FIRST")', null, null)"
+    "model_history 365 d|select api.model_history('$(q "$FIRST")', null, null, '$YEAR_AGO', '$TODAY', 'daily', 100, null)"
+    "compare 5|select api.compare(array[$(echo "$IDS" | sed "s/'/''/g; s/.*/'&'/" | paste -sd, -)]::text[], null, null)"
+    "list_changes|select api.list_changes(null, null, null, null, null, 50, null)"
+)
+DBROWS=()
+for f in "${FUNCS[@]}"; do
+    name=${f%%|*}
+    sql=${f#*|}
+    echo "$sql;" >"$DATA/pgbench.sql"
+    if ! psql -X -q "${PGARGS[@]}" -c "$sql" >/dev/null 2>"$DATA/pgbench.err"; then
+        DBROWS+=("$(printf '%-22s %s' "$name" "skipped: $(head -1 "$DATA/pgbench.err")")")
+        continue
+    fi
+    rm -f "$DATA"/pgbench_log.*
+    (cd "$DATA" && pgbench -n -c 1 -T "$PG_DURATION" -f pgbench.sql -l --log-prefix=pgbench_log "${PGARGS[@]}" \
+        >pgbench.out 2>&1) || { DBROWS+=("$(printf '%-22s %s' "$name" "pgbench failed")"); continue; }
+    stats=$(cat "$DATA"/pgbench_log.* | awk '{print $3}' | sort -n \
+        | awk '{a[NR] = $1; s += $1} END { i = int(NR * 0.99); if (i < 1) i = 1; if (NR) printf "%d %.2f %.2f", NR, s / NR / 1000, a[i] / 1000 }')
+    read -r n avg p99 <<<"$stats"
+    DBROWS+=("$(printf '%-22s %8s %9s %9s' "$name" "$n" "$avg" "$p99")")
+done
+
+echo
+echo "HTTP (wrk -t$THREADS -c$CONNECTIONS -d$DURATION, internal key; warm = cache hits; first = one cold request)"
+printf '%-22s %10s %9s %9s %10s %8s\n' "case" "req/s" "p50 ms" "p99 ms" "first ms" "/nginx"
+printf '%s\n' "${ROWS[@]}"
+echo
+echo "server memory after load: $MEM"
+echo "response cache: $STATS"
+echo
+echo "database time per api function (pgbench, 1 client, ${PG_DURATION} s)"
+printf '%-22s %8s %9s %9s\n' "function" "calls" "avg ms" "p99 ms"
+printf '%s\n' "${DBROWS[@]}"

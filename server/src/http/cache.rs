@@ -1,0 +1,477 @@
+//! The in-process response cache of cacheable GETs (issue 8).
+//!
+//! A `200` answer of a data endpoint under `/api/v1` is kept in memory, keyed
+//! by the request path and its query with the parameters sorted and the API
+//! key left out, together with the publish generation and the UTC day it was
+//! computed in. It is served again, pre-compressed (gzip, br) when the client
+//! accepts it, until the generation changes: the server LISTENs on channel
+//! `pricing_publish` (publish.apply notifies it) on a dedicated connection and
+//! bumps the generation on every notification and on every (re)connection,
+//! since a notification may have been missed while the connection was down.
+//! While that connection is down the cache is not used at all.
+//!
+//! Hits still pass the rate-limit hoop (it runs first), answer `304` on
+//! `If-None-Match` and carry `X-Cache: hit` (misses `X-Cache: miss`).
+//! The cache is bounded in entries and bytes; the oldest entries go first.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use salvo::http::header::{
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderName, HeaderValue,
+    IF_NONE_MATCH, VARY,
+};
+use salvo::http::{Method, ResBody, StatusCode};
+use salvo::prelude::*;
+use tokio_postgres::{AsyncMessage, Config, NoTls};
+
+use super::state;
+
+/// The notification channel publish.apply notifies with the new publish id.
+pub const CHANNEL: &str = "pricing_publish";
+
+const X_CACHE: HeaderName = HeaderName::from_static("x-cache");
+
+/// Bodies shorter than this are not compressed.
+const COMPRESS_MIN_BYTES: usize = 512;
+
+/// How long the listener waits before reconnecting.
+const RECONNECT_DELAY: Duration = Duration::from_secs(1);
+
+/// Bounds of the cache.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// At most this many entries.
+    pub entries: usize,
+    /// At most this many bytes of bodies (all variants).
+    pub bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            entries: 10_000,
+            bytes: 128 << 20,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    generation: u64,
+    day: time::Date,
+    etag: HeaderValue,
+    content_type: HeaderValue,
+    cache_control: HeaderValue,
+    identity: Bytes,
+    gzip: Option<Bytes>,
+    br: Option<Bytes>,
+}
+
+impl Entry {
+    fn size(&self) -> usize {
+        self.identity.len()
+            + self.gzip.as_ref().map_or(0, Bytes::len)
+            + self.br.as_ref().map_or(0, Bytes::len)
+            + 256
+    }
+}
+
+#[derive(Debug, Default)]
+struct Store {
+    map: HashMap<String, Arc<Entry>>,
+    order: VecDeque<String>,
+    bytes: usize,
+}
+
+/// The shared cache and publish generation.
+#[derive(Debug)]
+pub struct ResponseCache {
+    generation: AtomicU64,
+    listening: AtomicBool,
+    limits: Limits,
+    store: Mutex<Store>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl ResponseCache {
+    /// An empty cache, not in use until its listener is connected.
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            generation: AtomicU64::new(0),
+            listening: AtomicBool::new(false),
+            limits,
+            store: Mutex::new(Store::default()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// Drops everything cached so far (a new publish landed, or one may have).
+    pub fn bump(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        let mut store = self.lock();
+        *store = Store::default();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn enabled(&self) -> bool {
+        self.listening.load(Ordering::SeqCst)
+    }
+
+    /// Hits and misses so far, for /healthz.
+    pub fn stats(&self) -> serde_json::Value {
+        let store = self.lock();
+        serde_json::json!({
+            "enabled": self.enabled(),
+            "generation": self.generation.load(Ordering::SeqCst),
+            "entries": store.map.len(),
+            "bytes": store.bytes,
+            "hits": self.hits.load(Ordering::Relaxed),
+            "misses": self.misses.load(Ordering::Relaxed),
+        })
+    }
+
+    fn get(&self, key: &str, day: time::Date) -> Option<Arc<Entry>> {
+        let generation = self.generation.load(Ordering::SeqCst);
+        let store = self.lock();
+        store
+            .map
+            .get(key)
+            .filter(|e| e.generation == generation && e.day == day)
+            .cloned()
+    }
+
+    fn insert(&self, key: String, entry: Entry) {
+        let size = entry.size();
+        if size > self.limits.bytes || self.limits.entries == 0 {
+            return;
+        }
+        let mut store = self.lock();
+        // Re-checked under the lock: a bump since the request began drops it.
+        if entry.generation != self.generation.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(old) = store.map.remove(&key) {
+            store.bytes -= old.size();
+            store.order.retain(|k| k != &key);
+        }
+        while store.map.len() >= self.limits.entries || store.bytes + size > self.limits.bytes {
+            let Some(oldest) = store.order.pop_front() else {
+                break;
+            };
+            if let Some(old) = store.map.remove(&oldest) {
+                store.bytes -= old.size();
+            }
+        }
+        store.bytes += size;
+        store.order.push_back(key.clone());
+        store.map.insert(key, Arc::new(entry));
+    }
+
+    /// Keeps the generation current: LISTENs on [`CHANNEL`] over a dedicated
+    /// connection, reconnecting after [`RECONNECT_DELAY`] when it is lost.
+    pub async fn listen(self: Arc<Self>, config: Config) {
+        loop {
+            if let Err(err) = self.listen_once(&config).await {
+                tracing::warn!(error = %format!("{err:#}"), "publish listener: connection lost");
+            }
+            self.listening.store(false, Ordering::SeqCst);
+            self.bump();
+            tokio::time::sleep(RECONNECT_DELAY).await;
+        }
+    }
+
+    async fn listen_once(&self, config: &Config) -> anyhow::Result<()> {
+        let mut config = config.clone();
+        config
+            .application_name("pricing-listen")
+            .connect_timeout(Duration::from_secs(5))
+            // A silently dead TCP connection must not keep the cache on.
+            .keepalives(true)
+            .keepalives_idle(Duration::from_secs(10));
+        let (client, mut connection) = config.connect(NoTls).await?;
+        let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<anyhow::Result<()>>();
+        let (notify_tx, mut notify_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let driver = tokio::spawn(async move {
+            let outcome = loop {
+                match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                    Some(Ok(AsyncMessage::Notification(n))) => {
+                        let _ = notify_tx.send(n.payload().to_owned());
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(err)) => break Err(anyhow::Error::from(err)),
+                    None => break Ok(()),
+                }
+            };
+            let _ = done_tx.send(outcome);
+        });
+        let ready = async {
+            client.batch_execute(&format!("listen {CHANNEL}")).await?;
+            // Whatever landed while we were not listening: re-read the publish.
+            let publish = client
+                .query_opt("select max(id) from pricing.publishes", &[])
+                .await
+                .ok()
+                .flatten()
+                .and_then(|row| row.get::<_, Option<i64>>(0));
+            anyhow::Ok(publish)
+        };
+        let publish = match ready.await {
+            Ok(p) => p,
+            Err(err) => {
+                driver.abort();
+                return Err(err);
+            }
+        };
+        self.bump();
+        self.listening.store(true, Ordering::SeqCst);
+        tracing::info!(publish = ?publish, "publish listener: listening");
+        loop {
+            tokio::select! {
+                Some(payload) = notify_rx.recv() => {
+                    tracing::info!(publish = %payload, "new publish: response cache dropped");
+                    self.bump();
+                }
+                outcome = &mut done_rx => {
+                    drop(client);
+                    return outcome.unwrap_or(Ok(()));
+                }
+            }
+        }
+    }
+}
+
+/// The cache key: path and query parameters sorted, the `key` parameter left out.
+fn cache_key(req: &Request) -> String {
+    let mut pairs: Vec<(String, String)> =
+        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+            .filter(|(name, _)| name != "key")
+            .map(|(n, v)| (n.into_owned(), v.into_owned()))
+            .collect();
+    pairs.sort();
+    let mut key = req.uri().path().to_owned();
+    key.push('?');
+    key.push_str(
+        &form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs)
+            .finish(),
+    );
+    key
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Encoding {
+    Identity,
+    Gzip,
+    Br,
+}
+
+/// The best encoding the client accepts (br, then gzip), by `Accept-Encoding`.
+fn negotiate(req: &Request) -> Encoding {
+    let mut gzip = false;
+    let mut br = false;
+    for value in req.headers().get_all(ACCEPT_ENCODING) {
+        for item in value.to_str().unwrap_or("").split(',') {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            if refused {
+                continue;
+            }
+            match coding.as_str() {
+                "gzip" | "x-gzip" => gzip = true,
+                "br" => br = true,
+                "*" => {
+                    gzip = true;
+                    br = true;
+                }
+                _ => {}
+            }
+        }
+    }
+    if br {
+        Encoding::Br
+    } else if gzip {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
+}
+
+fn gzip(body: &[u8]) -> Option<Bytes> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    enc.write_all(body).ok()?;
+    enc.finish().ok().map(Bytes::from)
+}
+
+fn brotli(body: &[u8]) -> Option<Bytes> {
+    let mut out = Vec::new();
+    {
+        let mut enc = brotli::CompressorWriter::new(&mut out, 4096, 5, 22);
+        enc.write_all(body).ok()?;
+        enc.flush().ok()?;
+    }
+    Some(Bytes::from(out))
+}
+
+fn if_none_match(req: &Request, etag: &HeaderValue) -> bool {
+    let Ok(etag) = etag.to_str() else {
+        return false;
+    };
+    req.headers()
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
+}
+
+/// Writes a cached entry as the response (status 200 or 304).
+fn answer(req: &Request, res: &mut Response, entry: &Entry, hit: bool) {
+    let headers = res.headers_mut();
+    headers.insert(ETAG, entry.etag.clone());
+    headers.insert(CACHE_CONTROL, entry.cache_control.clone());
+    headers.insert(
+        X_CACHE,
+        HeaderValue::from_static(if hit { "hit" } else { "miss" }),
+    );
+    headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
+    if if_none_match(req, &entry.etag) {
+        res.status_code(StatusCode::NOT_MODIFIED);
+        res.body = ResBody::None;
+        return;
+    }
+    res.status_code(StatusCode::OK);
+    let (body, coding) = match negotiate(req) {
+        Encoding::Br if entry.br.is_some() => (entry.br.clone(), Some("br")),
+        Encoding::Br | Encoding::Gzip if entry.gzip.is_some() => (entry.gzip.clone(), Some("gzip")),
+        _ => (None, None),
+    };
+    let headers = res.headers_mut();
+    headers.insert(CONTENT_TYPE, entry.content_type.clone());
+    match (body, coding) {
+        (Some(body), Some(coding)) => {
+            headers.insert(CONTENT_ENCODING, HeaderValue::from_static(coding));
+            res.body = ResBody::Once(body);
+        }
+        _ => {
+            headers.remove(CONTENT_ENCODING);
+            res.body = ResBody::Once(entry.identity.clone());
+        }
+    }
+}
+
+/// The cache hoop of the cacheable GET routes.
+#[handler]
+pub(super) async fn response_cache(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    let cache = state(depot).cache.clone();
+    if req.method() != Method::GET || !cache.enabled() {
+        ctrl.call_next(req, depot, res).await;
+        return;
+    }
+    let key = cache_key(req);
+    let day = time::OffsetDateTime::now_utc().date();
+    if let Some(entry) = cache.get(&key, day) {
+        cache.hits.fetch_add(1, Ordering::Relaxed);
+        answer(req, res, &entry, true);
+        ctrl.skip_rest();
+        return;
+    }
+    cache.misses.fetch_add(1, Ordering::Relaxed);
+    let generation = cache.generation.load(Ordering::SeqCst);
+    // The handler answers 304 itself on If-None-Match; ask it for the body so
+    // that it can be cached, and decide on 304 here.
+    let inm = req.headers_mut().remove(IF_NONE_MATCH);
+    ctrl.call_next(req, depot, res).await;
+    if let Some(inm) = inm {
+        req.headers_mut().insert(IF_NONE_MATCH, inm);
+    }
+    if res.status_code.unwrap_or(StatusCode::OK) != StatusCode::OK {
+        return;
+    }
+    let identity = match &res.body {
+        ResBody::Once(bytes) => bytes.clone(),
+        _ => return,
+    };
+    let header = |name| res.headers().get(name).cloned();
+    let (Some(etag), Some(content_type), Some(cache_control)) =
+        (header(ETAG), header(CONTENT_TYPE), header(CACHE_CONTROL))
+    else {
+        return;
+    };
+    let (gzip, br) = if identity.len() >= COMPRESS_MIN_BYTES {
+        (gzip(&identity), brotli(&identity))
+    } else {
+        (None, None)
+    };
+    let entry = Entry {
+        generation,
+        day,
+        etag,
+        content_type,
+        cache_control,
+        identity,
+        gzip,
+        br,
+    };
+    answer(req, res, &entry, false);
+    cache.insert(key, entry);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_and_bytes_are_bounded_and_a_bump_drops_everything() {
+        let cache = ResponseCache::new(Limits {
+            entries: 2,
+            bytes: 10_000,
+        });
+        let day = time::OffsetDateTime::now_utc().date();
+        let entry = |n: usize| Entry {
+            generation: 0,
+            day,
+            etag: HeaderValue::from_static("\"e\""),
+            content_type: HeaderValue::from_static("application/json"),
+            cache_control: HeaderValue::from_static("public"),
+            identity: Bytes::from(vec![b'x'; n]),
+            gzip: None,
+            br: None,
+        };
+        cache.insert("a".into(), entry(10));
+        cache.insert("b".into(), entry(10));
+        cache.insert("c".into(), entry(10));
+        assert!(cache.get("a", day).is_none());
+        assert!(cache.get("b", day).is_some() && cache.get("c", day).is_some());
+        cache.insert("d".into(), entry(9_600));
+        assert!(cache.get("b", day).is_none() && cache.get("c", day).is_none());
+        cache.bump();
+        assert!(cache.get("d", day).is_none());
+        cache.insert("e".into(), entry(10));
+        assert!(
+            cache.get("e", day).is_none(),
+            "an entry of an old generation"
+        );
+    }
+}

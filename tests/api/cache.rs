@@ -1,0 +1,232 @@
+//! The in-process response cache (issue 8): hits, invalidation by a publish,
+//! compressed variants, 304 and quota accounting on hits.
+
+use std::io::Read as _;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::helpers::{AppOptions, TestApp, TestDb, publish_fixture};
+
+const PATH: &str = "/api/v1/models?limit=3&sort=context_desc";
+
+/// A server with the response cache on, once its publish listener listens.
+async fn cached_app(db: &TestDb) -> TestApp {
+    db.client()
+        .await
+        .execute(
+            "update pricing.plans set quota = 1000000000, burst_per_second = 1000000
+             where name = 'anonymous'",
+            &[],
+        )
+        .await
+        .expect("raise the anonymous plan");
+    let app = TestApp::spawn_with(
+        &db.config,
+        AppOptions {
+            response_cache: true,
+            ..AppOptions::default()
+        },
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !cache_stats(&app).await["enabled"]
+        .as_bool()
+        .unwrap_or(false)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the publish listener never listened"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app
+}
+
+async fn cache_stats(app: &TestApp) -> Value {
+    app.call("/healthz").await.expect(200).json()["response_cache"].clone()
+}
+
+#[tokio::test]
+async fn a_second_identical_get_is_a_hit_and_a_publish_drops_it() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+
+    let first = app.call(PATH).await.expect(200);
+    assert_eq!(first.header("x-cache"), Some("miss"));
+    let second = app.call(PATH).await.expect(200);
+    assert_eq!(second.header("x-cache"), Some("hit"));
+    assert_eq!(second.text, first.text);
+    assert_eq!(second.header("etag"), first.header("etag"));
+    assert_eq!(second.header("cache-control"), Some("public, max-age=60"));
+    // Parameter order and the API key do not make another entry.
+    let key = crate::keys::issue(&db, "free").await;
+    let reordered = app
+        .call(&format!(
+            "/api/v1/models?sort=context_desc&key={key}&limit=3"
+        ))
+        .await
+        .expect(200);
+    assert_eq!(reordered.header("x-cache"), Some("hit"));
+    assert!(cache_stats(&app).await["hits"].as_u64().unwrap_or(0) >= 2);
+
+    let before = first.json()["as_of"].clone();
+    publish_fixture(&db, "snapshot-b.json").await;
+    // The notification reaches the listener within moments.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let now = app.call(PATH).await.expect(200);
+        if now.json()["as_of"] != before {
+            assert_ne!(now.header("etag"), first.header("etag"));
+            break;
+        }
+        assert!(Instant::now() < deadline, "still serving publish A");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let again = app.call(PATH).await.expect(200);
+    assert_eq!(again.header("x-cache"), Some("hit"));
+    assert_ne!(again.json()["as_of"], before);
+}
+
+#[tokio::test]
+async fn hits_answer_304_and_are_counted_against_the_quota() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+    let key = crate::keys::issue(&db, "free").await;
+    let path = format!("{PATH}&key={key}");
+
+    let first = app.call(&path).await.expect(200);
+    let etag = first.header("etag").expect("ETag").to_owned();
+    let remaining = |r: &crate::helpers::Reply| -> i64 {
+        r.header("x-ratelimit-remaining")
+            .expect("X-RateLimit-Remaining")
+            .parse()
+            .expect("a number")
+    };
+    let hit = app.call(&path).await.expect(200);
+    assert_eq!(hit.header("x-cache"), Some("hit"));
+    assert_eq!(remaining(&hit), remaining(&first) - 1);
+
+    let not_modified = app
+        .call_with(&path, &[("if-none-match", &etag)])
+        .await
+        .expect(304);
+    assert!(not_modified.text.is_empty());
+    assert_eq!(not_modified.header("x-cache"), Some("hit"));
+    assert_eq!(not_modified.header("etag"), Some(etag.as_str()));
+    assert_eq!(remaining(&not_modified), remaining(&hit) - 1);
+    // A miss asked with If-None-Match answers 304 too.
+    let fresh = app
+        .call_with(
+            &format!("/api/v1/models?limit=2&key={key}"),
+            &[("if-none-match", "*")],
+        )
+        .await
+        .expect(304);
+    assert_eq!(fresh.header("x-cache"), Some("miss"));
+}
+
+#[tokio::test]
+async fn gzip_and_br_are_negotiated_on_misses_and_hits() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+    let plain = app.call(PATH).await.expect(200).text;
+
+    for round in ["miss-or-hit", "hit"] {
+        let res = app
+            .http
+            .get(app.url(PATH))
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), 200, "{round}");
+        assert_eq!(res.headers()["content-encoding"], "gzip");
+        assert_eq!(res.headers()["vary"], "Accept-Encoding");
+        let bytes = res.bytes().await.expect("body");
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut text)
+            .expect("gunzip");
+        assert_eq!(text, plain);
+
+        let res = app
+            .http
+            .get(app.url(PATH))
+            .header("accept-encoding", "gzip, deflate, br")
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.headers()["content-encoding"], "br");
+        let bytes = res.bytes().await.expect("body");
+        let mut text = String::new();
+        brotli::Decompressor::new(&bytes[..], 4096)
+            .read_to_string(&mut text)
+            .expect("unbrotli");
+        assert_eq!(text, plain);
+    }
+    // A client that accepts neither gets the identity body.
+    let res = app
+        .http
+        .get(app.url(PATH))
+        .header("accept-encoding", "br;q=0, identity")
+        .send()
+        .await
+        .expect("request");
+    assert!(res.headers().get("content-encoding").is_none());
+    assert_eq!(res.text().await.expect("body"), plain);
+}
+
+#[tokio::test]
+async fn a_lost_listener_connection_turns_the_cache_off_until_it_reconnects() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+    let first = app.call(PATH).await.expect(200);
+    assert_eq!(app.call(PATH).await.header("x-cache"), Some("hit"));
+    let generation = cache_stats(&app).await["generation"].as_u64();
+
+    // The listener's connection dies (as in a database restart); a publish
+    // lands while it is down, so its notification is never received.
+    let killed: i64 = db
+        .client()
+        .await
+        .query_one(
+            "select count(pg_terminate_backend(pid)) from pg_stat_activity
+             where application_name = 'pricing-listen' and datname = current_database()",
+            &[],
+        )
+        .await
+        .expect("terminate the listener")
+        .get(0);
+    assert_eq!(killed, 1);
+    publish_fixture(&db, "snapshot-b.json").await;
+
+    let before = first.json()["as_of"].clone();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let now = app.call(PATH).await.expect(200);
+        if now.json()["as_of"] != before {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still serving publish A");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // It reconnects by itself, with a new generation, and caches again.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let stats = cache_stats(&app).await;
+        if stats["enabled"] == true && stats["generation"].as_u64() > generation {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the listener did not reconnect");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    app.call(PATH).await.expect(200);
+    let hit = app.call(PATH).await.expect(200);
+    assert_eq!(hit.header("x-cache"), Some("hit"));
+    assert_ne!(hit.json()["as_of"], before);
+}
