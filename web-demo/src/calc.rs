@@ -1,0 +1,214 @@
+//! The calculator in plain Rust: what the WASM exports do, minus the conversion from and to
+//! JavaScript values, so it is tested natively like any other crate.
+//!
+//! The shapes follow `POST /api/v1/estimate`: each model row comes back with its own fields
+//! (`model_id`, `name`, `prices`, ...) plus `tokens_per_month`, `cost_per_month`,
+//! `applied_prices` and `assumptions`, ordered by exact total cost and then by `model_id`; the
+//! workload is echoed under `assumptions` with its preset note under `notes`. So a row of the
+//! server's answer can be fed back in unchanged and gives the same decimal strings.
+
+use estimator::{
+    CostEstimate, EstimateError, ModelPrices, Preset, Workload, estimate, sort_by_total_cost,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// Why a calculation was refused: shaped like the server's error object, so the page shows both
+/// the same way.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CalcError {
+    /// `VALIDATION_FAILED` (the input could not be read) or `INVALID_ARGUMENT` (a value is out
+    /// of its range, or a price makes the cost unrepresentable).
+    pub code: &'static str,
+    /// What went wrong, for people.
+    pub message: String,
+    /// The field to blame, when there is one (`cache_hit_rate`, `models[1].prices`, ...).
+    pub field: Option<String>,
+}
+
+impl CalcError {
+    /// Input that does not have the expected shape or types.
+    pub fn unreadable(what: &str, err: impl std::fmt::Display) -> Self {
+        CalcError {
+            code: "VALIDATION_FAILED",
+            message: format!("{what}: {err}"),
+            field: Some(what.to_owned()),
+        }
+    }
+}
+
+/// One model to estimate: its prices (USD per 1M tokens, as `POST /api/v1/estimate` reports
+/// them under `prices`) and any other fields, which are echoed back untouched.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct ModelInput {
+    /// The estimator's input.
+    pub prices: ModelPrices,
+    /// Everything else the caller sent with the model (`model_id`, `name`, `channel`, ...).
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+}
+
+impl ModelInput {
+    fn model_id(&self) -> &str {
+        self.fields
+            .get("model_id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+}
+
+/// Estimates `workload` for every model: `{"assumptions": {...}, "estimates": [...]}`.
+pub fn estimate_models(workload: &Workload, models: Vec<ModelInput>) -> Result<Value, CalcError> {
+    let resolved = workload.validate().map_err(|e| CalcError {
+        code: "INVALID_ARGUMENT",
+        message: e.to_string(),
+        field: Some(e.field().as_str().to_owned()),
+    })?;
+
+    let mut rows: Vec<(ModelInput, CostEstimate)> = Vec::with_capacity(models.len());
+    for (i, model) in models.into_iter().enumerate() {
+        let cost = estimate(&resolved, &model.prices).map_err(|e| {
+            let field = match e {
+                EstimateError::NegativePrice { field, .. } => format!("models[{i}].prices.{field}"),
+                EstimateError::CostOverflow => "requests_per_month".to_owned(),
+            };
+            CalcError {
+                code: "INVALID_ARGUMENT",
+                message: format!(
+                    "the workload cannot be priced for {}: {e}",
+                    model.model_id()
+                ),
+                field: Some(field),
+            }
+        })?;
+        rows.push((model, cost));
+    }
+    sort_by_total_cost(&mut rows, |(_, e)| e, |(m, _)| m.model_id());
+
+    let estimates = rows
+        .into_iter()
+        .map(|(model, cost)| {
+            let mut row = model.fields;
+            row.insert("prices".into(), to_json(&model.prices));
+            if let Value::Object(cost) = to_json(&cost) {
+                row.extend(cost);
+            }
+            Value::Object(row)
+        })
+        .collect::<Vec<_>>();
+
+    let mut assumptions = match to_json(&resolved) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    let notes = assumptions.remove("assumptions").unwrap_or(json!([]));
+    assumptions.insert("notes".into(), notes);
+    Ok(json!({ "assumptions": assumptions, "estimates": estimates }))
+}
+
+/// The presets with their token volumes and descriptions, so the page never restates them.
+pub fn presets() -> Value {
+    Preset::ALL
+        .iter()
+        .map(|p| {
+            let v = p.volumes();
+            json!({
+                "name": p.as_str(),
+                "input_tokens_per_request": v.input_tokens_per_request,
+                "output_tokens_per_request": v.output_tokens_per_request,
+                "description": p.description(),
+            })
+        })
+        .collect()
+}
+
+/// The estimator's types serialize infallibly (strings, integers and derived structs).
+fn to_json(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn models(json: Value) -> Vec<ModelInput> {
+        serde_json::from_value(json).expect("model rows")
+    }
+
+    #[test]
+    fn rows_come_back_cheapest_first_with_their_own_fields() {
+        let workload: Workload =
+            serde_json::from_value(json!({"requests_per_month": 1000, "preset": "chatbot"}))
+                .expect("workload");
+        let out = estimate_models(
+            &workload,
+            models(json!([
+                {"model_id": "b:dear", "name": "Dear", "prices": {"input": "3", "output": "15"}},
+                {"model_id": "a:cheap", "channel": "official", "prices": {"input": 0.15, "output": "0.6"}},
+            ])),
+        )
+        .expect("estimates");
+        let rows = out["estimates"].as_array().expect("rows");
+        assert_eq!(rows[0]["model_id"], "a:cheap");
+        assert_eq!(rows[0]["channel"], "official");
+        assert_eq!(rows[0]["prices"], json!({"input": "0.15", "output": "0.6"}));
+        // 1.5M input × $0.15 + 0.4M output × $0.60
+        assert_eq!(rows[0]["cost_per_month"]["total"], "0.465000");
+        assert_eq!(rows[1]["name"], "Dear");
+        assert_eq!(rows[1]["cost_per_month"]["total"], "10.500000");
+        assert_eq!(out["assumptions"]["input_tokens_per_request"], 1500);
+        assert_eq!(out["assumptions"]["notes"][0]["code"], "preset_volumes");
+    }
+
+    #[test]
+    fn equal_totals_are_ordered_by_model_id() {
+        let workload = Workload::from_volumes(1, 1, 1);
+        let same = json!({"input": "1", "output": "1"});
+        let out = estimate_models(
+            &workload,
+            models(json!([
+                {"model_id": "z:z", "prices": same},
+                {"model_id": "m:m", "prices": same},
+            ])),
+        )
+        .expect("estimates");
+        assert_eq!(out["estimates"][0]["model_id"], "m:m");
+        assert_eq!(out["estimates"][1]["model_id"], "z:z");
+    }
+
+    #[test]
+    fn a_bad_workload_names_its_field() {
+        let workload = Workload::from_volumes(1, 1, 1).with_batch_share(2.into());
+        let err = estimate_models(&workload, Vec::new()).expect_err("out of range");
+        assert_eq!(err.code, "INVALID_ARGUMENT");
+        assert_eq!(err.field.as_deref(), Some("batch_share"));
+        assert_eq!(
+            err.message,
+            "`batch_share` must be a number from 0 to 1, got 2"
+        );
+    }
+
+    #[test]
+    fn a_negative_price_names_the_model_row() {
+        let err = estimate_models(
+            &Workload::from_volumes(1, 1, 1),
+            models(json!([
+                {"model_id": "ok:ok", "prices": {"input": "1", "output": "1"}},
+                {"model_id": "bad:bad", "prices": {"input": "1", "output": "-2"}},
+            ])),
+        )
+        .expect_err("negative");
+        assert_eq!(err.field.as_deref(), Some("models[1].prices.output"));
+        assert!(err.message.contains("bad:bad"), "{}", err.message);
+    }
+
+    #[test]
+    fn presets_list_every_preset_with_its_volumes() {
+        let list = presets();
+        let list = list.as_array().expect("array");
+        assert_eq!(list.len(), Preset::ALL.len());
+        assert_eq!(list[0]["name"], "chatbot");
+        assert_eq!(list[0]["input_tokens_per_request"], 1500);
+        assert_eq!(list[0]["output_tokens_per_request"], 400);
+    }
+}
