@@ -87,6 +87,9 @@ struct ServeArgs {
     /// Connections in the request pool.
     #[arg(long, env = "PRICING_POOL_SIZE", default_value_t = 16)]
     pool_size: usize,
+    /// The built browser calculator served at /demo/ (scripts/build-web-demo.sh writes it).
+    #[arg(long, env = "PRICING_DEMO_DIR", default_value = crate::http::DEFAULT_DEMO_DIR)]
+    demo_dir: PathBuf,
 }
 
 /// Runs the parsed command.
@@ -162,7 +165,7 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
     let pool = db::web_pool(&config, args.pool_size)?;
     let app = App::bind(
         &args.listen,
-        AppState::new(pool, args.trusted_proxies.clone()),
+        AppState::new(pool, args.trusted_proxies.clone()).with_demo_dir(args.demo_dir.clone()),
     )
     .await?;
     app.run(shutdown_signal()).await;

@@ -2,6 +2,7 @@
 
 mod changes;
 mod compare;
+mod demo;
 mod dumps;
 mod estimate;
 mod feeds;
@@ -12,10 +13,12 @@ pub mod params;
 pub mod respond;
 pub mod vocab;
 
+pub use demo::DEFAULT_DEMO_DIR;
 pub use openapi::OPENAPI_JSON;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -35,6 +38,8 @@ pub struct AppState {
     pool: Pool,
     started: Instant,
     trusted_proxies: Arc<[Cidr]>,
+    /// The built browser calculator served at `/demo/` (see demo.rs).
+    demo_dir: PathBuf,
 }
 
 impl AppState {
@@ -44,7 +49,14 @@ impl AppState {
             pool,
             started: Instant::now(),
             trusted_proxies: trusted_proxies.into(),
+            demo_dir: PathBuf::from(DEFAULT_DEMO_DIR),
         }
+    }
+
+    /// Serves the browser calculator at `/demo/` from `dir` instead of [`DEFAULT_DEMO_DIR`].
+    pub fn with_demo_dir(mut self, dir: PathBuf) -> Self {
+        self.demo_dir = dir;
+        self
     }
 }
 
@@ -92,6 +104,8 @@ impl App {
 
 /// The whole service: routes, state and the JSON error catcher.
 pub fn service(state: AppState) -> Service {
+    // The browser calculator (web-demo/): static files, outside the API.
+    let demo = demo::router(&state.demo_dir);
     let router = Router::new()
         .hoop(affix_state::inject(state))
         .hoop(access_log)
@@ -116,7 +130,8 @@ pub fn service(state: AppState) -> Service {
                 .push(Router::with_path("changes.xml").get(feeds::changes_xml))
                 .push(Router::with_path("changes.json").get(feeds::changes_json)),
         )
-        .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv));
+        .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv))
+        .push(demo);
     Service::new(router).catcher(Catcher::new(json_errors))
 }
 
