@@ -8,7 +8,8 @@
 //! server's answer can be fed back in unchanged and gives the same decimal strings.
 
 use estimator::{
-    CostEstimate, EstimateError, ModelPrices, Preset, Workload, estimate, sort_by_total_cost,
+    CostEstimate, EstimateError, ModelPrices, Preset, Workload, WorkloadError, estimate,
+    sort_by_total_cost,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -37,6 +38,16 @@ impl CalcError {
     }
 }
 
+impl From<WorkloadError> for CalcError {
+    fn from(e: WorkloadError) -> Self {
+        CalcError {
+            code: "INVALID_ARGUMENT",
+            message: e.to_string(),
+            field: Some(e.field().as_str().to_owned()),
+        }
+    }
+}
+
 /// One model to estimate: its prices (USD per 1M tokens, as `POST /api/v1/estimate` reports
 /// them under `prices`) and any other fields, which are echoed back untouched.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -59,11 +70,7 @@ impl ModelInput {
 
 /// Estimates `workload` for every model: `{"assumptions": {...}, "estimates": [...]}`.
 pub fn estimate_models(workload: &Workload, models: Vec<ModelInput>) -> Result<Value, CalcError> {
-    let resolved = workload.validate().map_err(|e| CalcError {
-        code: "INVALID_ARGUMENT",
-        message: e.to_string(),
-        field: Some(e.field().as_str().to_owned()),
-    })?;
+    let resolved = workload.validate()?;
 
     let mut rows: Vec<(ModelInput, CostEstimate)> = Vec::with_capacity(models.len());
     for (i, model) in models.into_iter().enumerate() {
@@ -104,6 +111,30 @@ pub fn estimate_models(workload: &Workload, models: Vec<ModelInput>) -> Result<V
     let notes = assumptions.remove("assumptions").unwrap_or(json!([]));
     assumptions.insert("notes".into(), notes);
     Ok(json!({ "assumptions": assumptions, "estimates": estimates }))
+}
+
+/// Estimates every model `passes` times, keeping nothing: how many estimates were made.
+pub fn estimate_repeatedly(
+    workload: &Workload,
+    models: &[ModelInput],
+    passes: u32,
+) -> Result<u32, CalcError> {
+    let resolved = workload.validate()?;
+    let mut count = 0u32;
+    for _ in 0..passes {
+        for model in models {
+            let cost = estimate(std::hint::black_box(&resolved), &model.prices).map_err(|e| {
+                CalcError {
+                    code: "INVALID_ARGUMENT",
+                    message: e.to_string(),
+                    field: None,
+                }
+            })?;
+            std::hint::black_box(cost);
+            count = count.saturating_add(1);
+        }
+    }
+    Ok(count)
 }
 
 /// The presets with their token volumes and descriptions, so the page never restates them.
@@ -200,6 +231,15 @@ mod tests {
         .expect_err("negative");
         assert_eq!(err.field.as_deref(), Some("models[1].prices.output"));
         assert!(err.message.contains("bad:bad"), "{}", err.message);
+    }
+
+    #[test]
+    fn repeated_estimates_are_counted() {
+        let rows = models(
+            json!([{"prices": {"input": "1", "output": "2"}}, {"prices": {"input": "3", "output": "4"}}]),
+        );
+        let workload = Workload::from_volumes(1, 1, 1);
+        assert_eq!(estimate_repeatedly(&workload, &rows, 3), Ok(6));
     }
 
     #[test]
