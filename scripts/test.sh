@@ -43,3 +43,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "cargo test"
 cargo test --workspace --locked --no-fail-fast 2>&1
+
+# ---- API conformance (REST API, issue 4) -----------------------------------
+# The served OpenAPI document through openapi-spec-validator, and schemathesis
+# against a running `pricing serve` on the fixtures (scripts/api-conformance.sh;
+# Python venv in target/py; fails on any finding).
+step "API conformance: openapi-spec-validator and schemathesis"
+bash scripts/api-conformance.sh

@@ -83,7 +83,7 @@ as $$
 begin
     raise exception using
         errcode = 'PRARG',
-        message = p_message,
+        message = format('%s; %s takes %s', p_message, p_parameter, p_allowed),
         detail = jsonb_build_object('parameter', p_parameter, 'allowed', p_allowed)::text,
         hint = format('pass %s as %s', p_parameter, p_allowed);
 end
@@ -320,21 +320,24 @@ as $$
         'source', p.source)
 $$;
 
--- api._channel_prices(day, model): per model (all, or the one given) and channel, the standard-tier
--- prices in effect on `day`, with the oldest last_verified_at of the three, and
--- the channel's rank as the model's reference channel (1 = the reference):
--- the official channel when it has both an input and an output price, else the
+-- api._channel_prices(day, models): per model of `models` and channel, the
+-- standard-tier prices in effect on `day`, with the oldest last_verified_at of the three, and the
+-- channel's rank as the model's reference channel (1 = the reference): the
+-- official channel when it has both an input and an output price, else the
 -- channel with the lowest blended price among those with both; a model priced
--- on no channel with both falls back to official, then to the spec's channel order.
-create function api._channel_prices(p_day date, p_model text default null)
+-- on no channel with both falls back to official, then to the spec's channel
+-- order. Plain SQL (no SET, no SECURITY DEFINER) so that it is inlined, and
+-- the models are a parameter so that a call for one model reads that model's
+-- rows by index.
+create function api._channel_prices(p_day date, p_models text [])
 returns table (
     model_id text, channel pricing.channel, input_usd numeric, output_usd numeric,
     cached_input_usd numeric, blended_usd numeric, last_verified_at timestamptz, reference_rank bigint
 )
-language sql stable security definer
-set search_path = pricing, pg_temp
+language sql stable
 as $$
-    select c.*,
+    select c.model_id, c.channel, c.input_usd, c.output_usd, c.cached_input_usd, c.blended_usd,
+           c.last_verified_at,
            row_number() over (
                partition by c.model_id
                order by (c.input_usd is not null and c.output_usd is not null) desc,
@@ -348,8 +351,8 @@ as $$
                             max(p.usd_per_1m) filter (where p.component = 'output')) as blended_usd,
                min(p.last_verified_at) as last_verified_at
         from pricing.prices as p
-        where p.tier = 'standard'
-          and (p_model is null or p.model_id = p_model)
+        where p.model_id = any (p_models)
+          and p.tier = 'standard'
           and p.valid_from <= p_day and (p.valid_to is null or p.valid_to > p_day)
         group by p.model_id, p.channel
     ) as c
@@ -375,16 +378,22 @@ as $$
         'is_stale', api._is_stale(p_verified, p_as_of)) end
 $$;
 
--- api._listing_rows(day, as_of): the rows of pricing.model_listing for prices
--- in effect on `day`, is_stale judged against `as_of`. Used by
--- publish.refresh_listing() and by GET /models?as_of=<day>.
+-- api._listing_rows(day, as_of): the rows of pricing.model_listing, each with
+-- its item (pricing.model_listing_item), for prices in effect on `day`,
+-- is_stale judged against `as_of`. Used by publish.refresh_listing() and by
+-- GET /models?as_of=<day>.
 create function api._listing_rows(p_day date, p_as_of timestamptz)
-returns setof pricing.model_listing
-language sql stable security definer
-set search_path = pricing, pg_temp
+returns table (
+    scope text, model_id text, channel pricing.channel, provider text,
+    status pricing.lifecycle, modality pricing.modality, input_modalities pricing.modality [],
+    context_window integer, input_usd numeric, output_usd numeric, blended_usd numeric,
+    k_input numeric, k_output numeric, k_blended numeric, k_context numeric, k_updated numeric,
+    item jsonb
+)
+language sql stable
 as $$
     with priced as (
-        select * from api._channel_prices(p_day)
+        select * from api._channel_prices(p_day, array(select m.id from pricing.models as m))
     ),
     scoped as (
         select 'any' as scope, m.id as model_id, r.channel, r.input_usd, r.output_usd,
@@ -397,11 +406,12 @@ as $$
         from priced as r
     )
     select s.scope, m.id, s.channel, m.provider, m.status, m.modality, m.input_modalities,
-           m.context_window, m.updated_at, s.input_usd, s.output_usd, s.cached_input_usd,
-           s.blended_usd,
-           lower(concat_ws(' ', m.id, m.name,
-                           (select string_agg(a.alias, ' ' order by a.alias)
-                            from pricing.aliases as a where a.model_id = m.id))),
+           m.context_window, s.input_usd, s.output_usd, s.blended_usd,
+           coalesce(s.input_usd, 'Infinity'),
+           coalesce(s.output_usd, 'Infinity'),
+           coalesce(s.blended_usd, 'Infinity'),
+           -coalesce(m.context_window, 0)::numeric,
+           -extract(epoch from m.updated_at),
            jsonb_build_object(
                'id', m.id,
                'name', m.name,
@@ -414,14 +424,22 @@ as $$
                'max_output_tokens', m.max_output_tokens,
                'updated_at', api._ts(m.updated_at),
                'price', api._price_summary(s.channel, s.input_usd, s.output_usd, s.cached_input_usd,
-                                           s.blended_usd, s.last_verified_at, p_as_of)),
-           coalesce(s.input_usd, 'Infinity'),
-           coalesce(s.output_usd, 'Infinity'),
-           coalesce(s.blended_usd, 'Infinity'),
-           -coalesce(m.context_window, 0)::numeric,
-           -extract(epoch from m.updated_at)
+                                           s.blended_usd, s.last_verified_at, p_as_of))
     from scoped as s
     join pricing.models as m on m.id = s.model_id
+$$;
+
+-- api._search_text(model): what the free-text query searches for a model:
+-- lower-case id, name and aliases.
+create function api._search_text(p_model text)
+returns text
+language sql stable
+as $$
+    select lower(concat_ws(' ', m.id, m.name,
+                           (select string_agg(a.alias, ' ' order by a.alias)
+                            from pricing.aliases as a where a.model_id = m.id)))
+    from pricing.models as m
+    where m.id = p_model
 $$;
 
 -- api._event_item(event): one change event as served by /changes, the feeds,
@@ -471,22 +489,22 @@ as $$
 $$;
 
 -- api._benchmark_score(model, benchmark): the model's score, null when it has none.
--- 'aggregate' = the mean, over the Arena categories the model is rated in
--- (benchmarks arena_*), of its rating as a percentage of the best rating in
--- that category among all published models (100 = best in every category it
--- is rated in), rounded to 2 decimals. Any other name: the published score.
+-- 'aggregate' = the model's Arena overall rating (benchmark arena_overall) as a
+-- percentage of the best arena_overall rating among all published models,
+-- rounded to 2 decimals: 100 is the top-rated model, 90 a model rated 10 %
+-- below it. Any other name: the published score as is.
 create function api._benchmark_score(p_model text, p_benchmark text)
 returns numeric
 language sql stable security definer
 set search_path = pricing, pg_temp
 as $$
     select case when p_benchmark = 'aggregate' then (
-        select round(avg(100 * b.score / best.score), 2)
+        select round(100 * b.score / best.score, 2)
         from pricing.benchmarks as b
-        join lateral (
-            select max(x.score) as score from pricing.benchmarks as x where x.benchmark = b.benchmark
-        ) as best on best.score > 0
-        where b.model_id = p_model and b.benchmark like 'arena\_%')
+        cross join (
+            select max(x.score) as score from pricing.benchmarks as x where x.benchmark = 'arena_overall'
+        ) as best
+        where b.model_id = p_model and b.benchmark = 'arena_overall' and best.score > 0)
     else (
         select b.score from pricing.benchmarks as b
         where b.model_id = p_model and b.benchmark = p_benchmark)

@@ -55,14 +55,14 @@ begin
         'reference_price', (
             select api._price_summary(c.channel, c.input_usd, c.output_usd, c.cached_input_usd,
                                       c.blended_usd, c.last_verified_at, v_served.as_of)
-            from api._channel_prices(v_day, v_id) as c
+            from api._channel_prices(v_day, array[v_id]) as c
             where c.reference_rank = 1),
         'prices', (
             select coalesce(jsonb_agg(
                        api._price_summary(c.channel, c.input_usd, c.output_usd, c.cached_input_usd,
                                           c.blended_usd, c.last_verified_at, v_served.as_of)
                        order by c.channel), '[]'::jsonb)
-            from api._channel_prices(v_day, v_id) as c));
+            from api._channel_prices(v_day, array[v_id]) as c));
 
     if 'pricing' = any (p_include) then
         v_card := v_card || jsonb_build_object('pricing', jsonb_build_object(

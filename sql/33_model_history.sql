@@ -124,10 +124,13 @@ begin
               and (p_channel is null or p.channel::text = p_channel)
               and (v_component is null or p.component::text = v_component)
         ),
+        -- A span's (limit + 1)-th day is preceded by its own earlier days, so
+        -- no span needs more days than that for one page.
         points as (
             select d::date as day, s.channel, s.component, s.tier, s.usd_per_1m
             from spans as s
-            cross join lateral generate_series(s.first_day, s.last_day, interval '1 day') as d
+            cross join lateral generate_series(s.first_day, least(s.last_day, s.first_day + p_limit),
+                                               interval '1 day') as d
             where s.first_day <= s.last_day
         )
         select coalesce(jsonb_agg(jsonb_build_object(

@@ -72,7 +72,8 @@ begin
         from unnest(v_resolved) with ordinality as x (id, n)
         join pricing.models as m on m.id = x.id
         left join lateral (
-            select cp.* from api._channel_prices(v_served.day, m.id) as cp where cp.reference_rank = 1
+            select cp.* from api._channel_prices(v_served.day, array[m.id]) as cp
+            where cp.reference_rank = 1
         ) as c on true
         cross join lateral (select api._benchmark_score(m.id, v_benchmark) as score) as s
     ) as r;

@@ -57,7 +57,7 @@ begin
         from unnest(v_ids) with ordinality as x (id, n)
         left join lateral (
             select cp.channel, cp.last_verified_at
-            from api._channel_prices(v_served.day, x.id) as cp
+            from api._channel_prices(v_served.day, array[x.id]) as cp
             where cp.reference_rank = 1 and cp.input_usd is not null and cp.output_usd is not null
         ) as c on true
     )

@@ -2,7 +2,8 @@
 -- behind GET /api/v1/models, see migrations/V2__listing.sql) for the prices in
 -- effect on the publish's UTC day. publish.apply() calls it as its last step,
 -- inside the publish transaction, so the listing changes with the data it
--- lists. Returns the number of rows written.
+-- lists (also pricing.model_listing_item and pricing.model_search). Returns
+-- the number of listing rows written.
 create function publish.refresh_listing(p_publish bigint)
 returns bigint
 language plpgsql
@@ -15,10 +16,26 @@ begin
     if v_as_of is null then
         raise exception 'no publish %', p_publish;
     end if;
+    delete from pricing.model_search;
+    delete from pricing.model_listing_item;
     delete from pricing.model_listing;
-    insert into pricing.model_listing
+    create temp table listing_rows on commit drop as
     select * from api._listing_rows((v_as_of at time zone 'UTC')::date, v_as_of);
+    insert into pricing.model_listing (
+        scope, model_id, channel, provider, status, modality, input_modalities, context_window,
+        input_usd, output_usd, blended_usd, k_input, k_output, k_blended, k_context, k_updated
+    )
+    select r.scope, r.model_id, r.channel, r.provider, r.status, r.modality, r.input_modalities,
+           r.context_window, r.input_usd, r.output_usd, r.blended_usd, r.k_input, r.k_output,
+           r.k_blended, r.k_context, r.k_updated
+    from listing_rows as r;
     get diagnostics v_rows = row_count;
+    insert into pricing.model_listing_item (scope, model_id, item)
+    select r.scope, r.model_id, r.item from listing_rows as r;
+    drop table listing_rows;
+    insert into pricing.model_search (model_id, search)
+    select m.id, api._search_text(m.id) from pricing.models as m;
+    analyze pricing.model_listing;
     return v_rows;
 end
 $$;

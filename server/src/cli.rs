@@ -108,10 +108,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             with_database(&args.database, |config| async move {
                 let mut client = db::connect(&config).await?;
                 db::migrate(&mut client).await?;
+                let started = std::time::Instant::now();
                 let report = publish::publish(&mut client, &snapshot, options).await?;
                 println!(
-                    "published {} as of {}; {} bad rows left out\n{}",
+                    "published {} in {:.2} s as of {}; {} bad rows left out\n{}",
                     args.snapshot.display(),
+                    started.elapsed().as_secs_f64(),
                     report
                         .as_of
                         .format(&time::format_description::well_known::Rfc3339)?,

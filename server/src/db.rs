@@ -183,32 +183,25 @@ fn api_sql_hash() -> String {
     hex::encode(hasher.finalize())
 }
 
-/// Records an empty publish when nothing was ever published, so that the
-/// service always has an `as_of` to serve. Returns the served publish time.
-pub async fn ensure_publish(client: &Client) -> anyhow::Result<OffsetDateTime> {
-    let row = client
-        .query_one(
-            "with existing as (select as_of from pricing.publishes order by id desc limit 1),
-                  inserted as (
-                      insert into pricing.publishes (as_of, summary)
-                      select date_trunc('second', now()), '{\"empty\": true}'::jsonb
-                      where not exists (select from existing)
-                      on conflict (as_of) do nothing
-                      returning as_of)
-             select as_of from existing union all select as_of from inserted",
-            &[],
-        )
-        .await
-        .context("recording the initial publish")?;
-    Ok(row.get(0))
-}
-
-/// Everything a server needs before it serves: the schema migrated and a
-/// publish to serve. Returns the served publish time.
+/// Everything a server needs before it serves: the schema migrated, and on a
+/// database where nothing was ever published, the bundled dataset published.
+/// Returns the served publish time.
 pub async fn prepare(config: &Config) -> anyhow::Result<OffsetDateTime> {
     let mut owner = connect(config).await?;
     migrate(&mut owner).await?;
-    ensure_publish(&owner).await
+    let published: Option<OffsetDateTime> = owner
+        .query_one("select max(as_of) from pricing.publishes", &[])
+        .await?
+        .get(0);
+    if let Some(as_of) = published {
+        return Ok(as_of);
+    }
+    tracing::info!("nothing published yet: publishing the bundled dataset");
+    let snapshot = crate::snapshot::Snapshot::from_bytes(crate::publish::BUNDLED_SNAPSHOT)?;
+    let report =
+        crate::publish::publish(&mut owner, &snapshot, crate::publish::Options::default()).await?;
+    tracing::info!(summary = %report.summary, "bundled dataset published");
+    Ok(report.as_of)
 }
 
 /// Calls `api.health()`: the time of the served publish, if any.

@@ -229,6 +229,14 @@ impl ApiError {
             }
             return error;
         }
+        if state == "22021" || state == "22P05" {
+            // Text the database cannot store (a NUL byte, an unmappable character).
+            return Self::new(
+                ErrorCode::InvalidArgument,
+                "a parameter holds characters that cannot be processed",
+                "send UTF-8 text without NUL characters",
+            );
+        }
         match &state[..2] {
             // connection exceptions, insufficient resources, operator intervention
             // (statement timeout, shutdown, "cannot connect now")

@@ -34,6 +34,10 @@ impl Default for Options {
     }
 }
 
+/// The dataset shipped with the service (data/snapshot.json.gz, see
+/// data/PROVENANCE.md), published on first start of an empty database.
+pub const BUNDLED_SNAPSHOT: &[u8] = include_bytes!("../../data/snapshot.json.gz");
+
 /// A step moving a price by more than this factor is refused unless allowed.
 pub const DEFAULT_MAX_MOVE_FACTOR: u32 = 20;
 

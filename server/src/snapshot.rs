@@ -412,12 +412,8 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
             ))
         }
     };
-    let modalities = |vs: &[String]| -> Result<Vec<String>, String> {
-        if vs.is_empty() {
-            return Ok(vec!["text".into()]);
-        }
-        vs.iter().map(|v| modality(v)).collect()
-    };
+    let modalities =
+        |vs: &[String]| -> Result<Vec<String>, String> { vs.iter().map(|v| modality(v)).collect() };
     if !STATUSES.contains(&m.status.as_str()) {
         return Err(format!(
             "unknown status `{}` (one of {})",

@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::helpers::{TestApp, TestDb, publish_fixture, start_postgres};
+use pricing::publish::{self, Options};
+
+use crate::helpers::{TestApp, TestDb, fixture, publish_fixture, start_postgres};
 
 #[tokio::test]
 async fn health_reports_ok_with_the_publish_time() {
@@ -70,7 +72,14 @@ async fn health_follows_the_database_down_and_back_up_without_a_restart() {
     let (container, config) = start_postgres(Some(port)).await;
     let mut owner = crate::helpers::connect(&config).await;
     pricing::db::migrate(&mut owner).await.expect("migrate");
-    pricing::db::ensure_publish(&owner).await.expect("publish");
+    let snapshot = fixture("snapshot-a.json");
+    let options = Options {
+        at: Some(snapshot.generated_at),
+        ..Options::default()
+    };
+    let published = publish::publish(&mut owner, &snapshot, options)
+        .await
+        .expect("publish");
     drop(owner);
     let app = TestApp::spawn(&config).await;
     assert_eq!(app.get("/api/v1/health").await.status(), 200);
@@ -92,6 +101,12 @@ async fn health_follows_the_database_down_and_back_up_without_a_restart() {
         if res.status() == 200 {
             let body: Value = res.json().await.expect("json");
             assert_eq!(body["db"], "ok");
+            let as_of = time::OffsetDateTime::parse(
+                body["as_of"].as_str().expect("as_of"),
+                &time::format_description::well_known::Rfc3339,
+            )
+            .expect("RFC 3339");
+            assert_eq!(as_of, published.as_of, "the publish survived the restart");
             assert!(
                 body["as_of"].is_string(),
                 "the publish survived the restart"

@@ -7,11 +7,14 @@ use std::time::Duration;
 
 use pricing::publish::{self, Options};
 use pricing::snapshot::Snapshot;
+use serde_json::Value;
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 use tokio::sync::oneshot;
 use tokio_postgres::Config;
+
+use crate::contract::Contract;
 
 const TEMPLATE: &str = "pricing_template";
 /// Settings for throwaway databases: speed over durability.
@@ -161,6 +164,7 @@ impl TestDb {
 pub struct TestApp {
     pub addr: SocketAddr,
     pub http: reqwest::Client,
+    contract: tokio::sync::OnceCell<&'static Contract>,
     _stop: oneshot::Sender<()>,
 }
 
@@ -185,6 +189,7 @@ impl TestApp {
         Self {
             addr,
             http,
+            contract: tokio::sync::OnceCell::new(),
             _stop: stop,
         }
     }
@@ -196,6 +201,118 @@ impl TestApp {
     pub async fn get(&self, path: &str) -> reqwest::Response {
         self.http.get(self.url(path)).send().await.expect("request")
     }
+
+    /// The OpenAPI document this server serves, compiled.
+    async fn contract(&self) -> &'static Contract {
+        *self
+            .contract
+            .get_or_init(|| async {
+                let text = self
+                    .get("/api/v1/openapi.json")
+                    .await
+                    .text()
+                    .await
+                    .expect("openapi.json");
+                Contract::for_document(&text)
+            })
+            .await
+    }
+
+    /// Sends `request` and checks the response against the served OpenAPI
+    /// document (path, method, status, content type and body schema).
+    pub async fn send(&self, method: &str, path: &str, request: reqwest::RequestBuilder) -> Reply {
+        let res = request.send().await.expect("request");
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let text = res.text().await.expect("body");
+        let content_type = headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let path_only = path.split('?').next().unwrap_or(path);
+        self.contract()
+            .await
+            .check(method, path_only, status, &content_type, &text);
+        Reply {
+            status,
+            headers,
+            text,
+        }
+    }
+
+    /// GET `path`, checked against the contract.
+    pub async fn call(&self, path: &str) -> Reply {
+        self.send("GET", path, self.http.get(self.url(path))).await
+    }
+
+    /// GET `path` with extra headers, checked against the contract.
+    pub async fn call_with(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut request = self.http.get(self.url(path));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send("GET", path, request).await
+    }
+
+    /// POST a JSON body (any text, sent as application/json), checked against the contract.
+    pub async fn post_json(&self, path: &str, body: &str) -> Reply {
+        let request = self
+            .http
+            .post(self.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_owned());
+        self.send("POST", path, request).await
+    }
+}
+
+/// A response that passed the contract check.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub text: String,
+}
+
+impl Reply {
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The error code of an error body.
+    pub fn error_code(&self) -> String {
+        self.json()["error"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Asserts the status, showing the body when it differs.
+    #[track_caller]
+    pub fn expect(self, status: u16) -> Self {
+        assert_eq!(self.status, status, "body: {}", self.text);
+        self
+    }
+}
+
+/// A database with both fixtures published (A then B) and a server over it.
+pub async fn fixture_app() -> (TestDb, TestApp) {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    publish_fixture(&db, "snapshot-b.json").await;
+    let app = TestApp::spawn(&db.config).await;
+    (db, app)
+}
+
+/// Percent-encodes one path segment or query value.
+pub fn enc(s: &str) -> String {
+    form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 /// The bytes of a file in tests/fixtures.

@@ -6,8 +6,19 @@
 //! (`scripts/build-postgres-image.sh` builds one from the host's PostgreSQL
 //! where no registry is reachable).
 
+mod changes;
 mod cli;
+mod compare;
+mod contract;
+mod dataset;
+mod estimate;
+mod feeds;
 mod health;
 mod helpers;
+mod history;
+mod list_models;
 mod migrate;
+mod model_card;
+mod openapi;
 mod publish;
+mod unavailable;

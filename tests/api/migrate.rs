@@ -20,7 +20,7 @@ async fn concurrent_migrations_on_a_new_database_do_not_collide() {
     let db = TestDb::new().await;
     let client = db.client().await;
     client
-        .batch_execute("drop schema api cascade; delete from pricing.api_schema_state")
+        .batch_execute("drop schema api cascade; drop schema publish cascade; delete from pricing.api_schema_state")
         .await
         .expect("reset api");
     let runs = (0..4).map(|_| {

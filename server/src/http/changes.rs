@@ -38,7 +38,7 @@ impl<'q> Filters<'q> {
             since: q.date("since")?,
             until: q.date("until")?,
             event_type: q.one_of("event_type", EVENT_TYPES)?,
-            provider: q.str("provider"),
+            provider: q.name("provider", "a provider slug such as openai")?,
             min_significance: q
                 .int("min_significance", 0, 100)?
                 .and_then(|n| i32::try_from(n).ok()),
@@ -46,7 +46,7 @@ impl<'q> Filters<'q> {
                 .int("limit", 1, 100)?
                 .and_then(|n| i32::try_from(n).ok())
                 .unwrap_or(default_limit),
-            cursor: q.str("cursor"),
+            cursor: q.text("cursor"),
         })
     }
 

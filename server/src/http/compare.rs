@@ -27,7 +27,10 @@ pub(super) async fn compare(
         ));
     }
     let metrics = q.list_of("metrics", METRICS)?;
-    let benchmark = q.str("benchmark");
+    let benchmark = q.name(
+        "benchmark",
+        "aggregate or a benchmark name such as arena_overall",
+    )?;
     let result = call_json(
         state(depot),
         "select api.compare($1::text[], $2::text[], $3::text)",

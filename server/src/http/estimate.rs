@@ -206,6 +206,13 @@ fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
+    if body.model_ids.iter().flatten().any(|s| s.contains('\0')) {
+        return Err(ApiError::invalid(
+            "model_ids",
+            "a model id in `model_ids` contains a NUL character",
+            "text without NUL characters",
+        ));
+    }
     if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
         return Err(ApiError::invalid(
             unknown,

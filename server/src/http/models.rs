@@ -48,7 +48,7 @@ pub(super) async fn list(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), LIST_PARAMS)?;
-    let text = q.str("query");
+    let text = q.text("query");
     if text.is_some_and(|t| t.chars().count() > MAX_QUERY_CHARS) {
         return Err(ApiError::invalid(
             "query",
@@ -56,7 +56,7 @@ pub(super) async fn list(
             &format!("text of at most {MAX_QUERY_CHARS} characters"),
         ));
     }
-    let provider = q.str("provider");
+    let provider = q.name("provider", "a provider slug such as openai")?;
     let modality = q.one_of("modality", MODALITIES)?;
     let status = q.one_of("status", STATUSES)?;
     let channel = q.one_of("channel", CHANNELS)?;
@@ -64,7 +64,7 @@ pub(super) async fn list(
     let max_input_price = q.decimal("max_input_price")?;
     let sort = q.one_of("sort", SORTS)?;
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(20);
-    let cursor = q.str("cursor");
+    let cursor = q.text("cursor");
     let as_of = q.date("as_of")?;
     let result = call_json(
         state(depot),
@@ -88,8 +88,16 @@ pub(super) async fn list(
     send_envelope(req, res, &q.normalized(), result)
 }
 
-fn model_id(req: &Request) -> String {
-    req.param::<String>("model_id").unwrap_or_default()
+fn model_id(req: &Request) -> Result<String, ApiError> {
+    let id = req.param::<String>("model_id").unwrap_or_default();
+    if id.contains('\0') {
+        return Err(ApiError::invalid(
+            "model_id",
+            "`model_id` contains a NUL character",
+            "a model id such as openai:gpt-4o",
+        ));
+    }
+    Ok(id)
 }
 
 #[handler]
@@ -101,7 +109,7 @@ pub(super) async fn card(
     let q = Query::parse(req.uri().query(), CARD_PARAMS)?;
     let include = q.list_of("include", INCLUDES)?;
     let as_of = q.date("as_of")?;
-    let id = model_id(req);
+    let id = model_id(req)?;
     let result = call_json(
         state(depot),
         "select api.get_model($1::text, $2::text[], $3::date)",
@@ -124,8 +132,8 @@ pub(super) async fn history(
     let until = q.date("until")?;
     let granularity = q.one_of("granularity", GRANULARITIES)?;
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(50);
-    let cursor = q.str("cursor");
-    let id = model_id(req);
+    let cursor = q.text("cursor");
+    let id = model_id(req)?;
     let result = call_json(
         state(depot),
         "select api.model_history($1::text, $2::text, $3::text, $4::date, $5::date, $6::text, \

@@ -2,9 +2,11 @@
 //!
 //! Rules (docs/api.md): a parameter the endpoint does not know is rejected with
 //! `INVALID_ARGUMENT` naming it and the allowed ones; so is a parameter given
-//! twice. An empty value counts as absent. A value that does not parse as its
-//! type (`limit=abc`, `since=yesterday`) is a 422 with `detail`; a value that
-//! parses but lies outside its enum or range is a 400 `INVALID_ARGUMENT`.
+//! twice. An empty value is checked like any other (`limit=` is not a number,
+//! `sort=` not a sort), except for free text and cursors, where it means
+//! "not given". A value that does not parse as its type (`limit=abc`,
+//! `since=yesterday`) is a 422 with `detail`; a value that parses but lies
+//! outside its enum or range is a 400 `INVALID_ARGUMENT`.
 
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
@@ -31,6 +33,13 @@ impl Query {
             if name != KEY_PARAM && !allowed.contains(&name.as_ref()) {
                 return Err(unknown_parameter(&name, allowed));
             }
+            if value.contains('\0') {
+                return Err(ApiError::invalid(
+                    &name,
+                    format!("query parameter `{name}` contains a NUL character"),
+                    "text without NUL characters",
+                ));
+            }
             if pairs.iter().any(|(n, _)| *n == name) {
                 return Err(ApiError::invalid(
                     &name,
@@ -43,18 +52,34 @@ impl Query {
         Ok(Self { pairs })
     }
 
-    /// The raw value, `None` when absent or empty.
-    pub fn str(&self, name: &str) -> Option<&str> {
+    /// The raw value, `None` when absent.
+    fn raw(&self, name: &str) -> Option<&str> {
         self.pairs
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
-            .filter(|v| !v.is_empty())
+    }
+
+    /// Free text or a cursor: `None` when absent or empty.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.raw(name).filter(|v| !v.is_empty())
+    }
+
+    /// A name such as a provider slug: present means non-empty.
+    pub fn name(&self, name: &str, what: &str) -> Result<Option<&str>, ApiError> {
+        match self.raw(name) {
+            Some("") => Err(ApiError::invalid(
+                name,
+                format!("`{name}` is empty"),
+                &format!("{what}, or leave `{name}` out"),
+            )),
+            other => Ok(other),
+        }
     }
 
     /// The value, which must be one of `allowed`.
     pub fn one_of(&self, name: &str, allowed: &[&str]) -> Result<Option<&str>, ApiError> {
-        match self.str(name) {
+        match self.raw(name) {
             None => Ok(None),
             Some(v) if allowed.contains(&v) => Ok(Some(v)),
             Some(v) => Err(ApiError::invalid(
@@ -67,7 +92,7 @@ impl Query {
 
     /// An integer in `min..=max`.
     pub fn int(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
-        let Some(v) = self.str(name) else {
+        let Some(v) = self.raw(name) else {
             return Ok(None);
         };
         let digits = v.strip_prefix(['-', '+']).unwrap_or(v);
@@ -96,7 +121,7 @@ impl Query {
 
     /// A calendar date, `YYYY-MM-DD`.
     pub fn date(&self, name: &str) -> Result<Option<Date>, ApiError> {
-        let Some(v) = self.str(name) else {
+        let Some(v) = self.raw(name) else {
             return Ok(None);
         };
         Date::parse(v, format_description!("[year]-[month]-[day]"))
@@ -113,7 +138,7 @@ impl Query {
 
     /// A non-negative decimal string such as `2.5`.
     pub fn decimal(&self, name: &str) -> Result<Option<Decimal>, ApiError> {
-        let Some(v) = self.str(name) else {
+        let Some(v) = self.raw(name) else {
             return Ok(None);
         };
         let plain = v.strip_prefix('-').unwrap_or(v);
@@ -148,7 +173,7 @@ impl Query {
 
     /// A comma-separated list; empty items are dropped.
     pub fn list(&self, name: &str) -> Option<Vec<String>> {
-        self.str(name).map(|v| {
+        self.raw(name).map(|v| {
             v.split(',')
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
@@ -177,7 +202,7 @@ impl Query {
 
     /// A parameter that must be present.
     pub fn required(&self, name: &str) -> Result<&str, ApiError> {
-        self.str(name).ok_or_else(|| {
+        self.raw(name).ok_or_else(|| {
             ApiError::validation(vec![ValidationItem {
                 loc: vec![json!("query"), json!(name)],
                 msg: "Field required".into(),
@@ -190,11 +215,8 @@ impl Query {
 
     /// Every pair except the API key, sorted: the request's identity for ETags.
     pub fn normalized(&self) -> String {
-        let mut pairs: Vec<&(String, String)> = self
-            .pairs
-            .iter()
-            .filter(|(n, v)| n != KEY_PARAM && !v.is_empty())
-            .collect();
+        let mut pairs: Vec<&(String, String)> =
+            self.pairs.iter().filter(|(n, _)| n != KEY_PARAM).collect();
         pairs.sort();
         form_urlencoded::Serializer::new(String::new())
             .extend_pairs(pairs.iter().map(|(n, v)| (n, v)))
@@ -304,9 +326,27 @@ mod tests {
     }
 
     #[test]
-    fn empty_values_count_as_absent_and_lists_drop_empty_items() {
-        let query = q("provider=&ids=a,,b%2Cc", &["provider", "ids"]);
-        assert_eq!(query.str("provider"), None);
+    fn empty_values_are_values_except_for_free_text() {
+        let query = q(
+            "provider=&ids=a,,b%2Cc&query=&limit=&sort=",
+            &["provider", "ids", "query", "limit", "sort"],
+        );
+        assert_eq!(
+            query
+                .name("provider", "a provider slug")
+                .expect_err("empty")
+                .code(),
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(query.text("query"), None);
+        assert_eq!(
+            query.int("limit", 1, 100).expect_err("empty").code(),
+            ErrorCode::ValidationFailed
+        );
+        assert_eq!(
+            query.one_of("sort", &["a"]).expect_err("empty").code(),
+            ErrorCode::InvalidArgument
+        );
         assert_eq!(
             query.list("ids"),
             Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()])

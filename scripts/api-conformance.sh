@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# api-conformance.sh: check the running service against its own OpenAPI
+# description with third-party tools (docs/api.md, "Conformance").
+#
+#   bash scripts/api-conformance.sh
+#
+# 1. A Python venv in target/py with openapi-spec-validator and schemathesis
+#    (pinned below; installed once).
+# 2. A throwaway PostgreSQL container from $PRICING_TEST_PG_IMAGE (default
+#    pricing-postgres:15, see scripts/build-postgres-image.sh), labelled
+#    pricing-tests, removed on exit.
+# 3. `pricing publish` of tests/fixtures/snapshot-a.json then snapshot-b.json,
+#    then `pricing serve` on a free local port.
+# 4. openapi-spec-validator on the served /api/v1/openapi.json.
+# 5. schemathesis against the server: checks not_a_server_error,
+#    response_schema_conformance, status_code_conformance and
+#    content_type_conformance, at most $CONFORMANCE_MAX_EXAMPLES (30) cases per
+#    operation, within $CONFORMANCE_TIMEOUT seconds (900). Any finding fails.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/lib.sh
+LIB_LOG_TAG=api-conformance
+
+IMAGE=${PRICING_TEST_PG_IMAGE:-pricing-postgres:15}
+MAX_EXAMPLES=${CONFORMANCE_MAX_EXAMPLES:-30}
+TIMEOUT=${CONFORMANCE_TIMEOUT:-900}
+VENV=target/py
+WORK=target/conformance
+SCHEMATHESIS_VERSION=4.32.5
+VALIDATOR_VERSION=0.9.0
+
+mkdir -p "$WORK"
+
+# 1. tools
+if ! "$VENV/bin/python" -c 'import schemathesis, openapi_spec_validator' 2>/dev/null; then
+    log "creating $VENV with schemathesis $SCHEMATHESIS_VERSION and openapi-spec-validator $VALIDATOR_VERSION"
+    python3 -m venv "$VENV" 2>/dev/null || { apt_install python3-venv && python3 -m venv "$VENV"; }
+    "$VENV/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION" "openapi-spec-validator==$VALIDATOR_VERSION" \
+        || die "pip install failed"
+fi
+
+fetch() { "$VENV/bin/python" -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1], timeout=5).read())' "$1"; }
+free_port() { "$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+CONTAINER=""
+SERVER_PID=""
+cleanup() {
+    [ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null || true
+    [ -z "$SERVER_PID" ] || wait "$SERVER_PID" 2>/dev/null || true
+    [ -z "$CONTAINER" ] || docker rm -f "$CONTAINER" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+# 2. database
+log "building pricing"
+cargo build --locked -q -p pricing-server --bin pricing
+PRICING=target/debug/pricing
+CONTAINER=$(docker run -d --label pricing-tests=conformance -p 127.0.0.1::5432 "$IMAGE" \
+    postgres -c fsync=off -c synchronous_commit=off) || die "could not start $IMAGE (build it with scripts/build-postgres-image.sh)"
+PG_PORT=$(docker port "$CONTAINER" 5432/tcp | head -n1 | sed 's/.*://')
+DATABASE_URL="postgres://postgres:postgres@127.0.0.1:$PG_PORT/postgres"
+log "PostgreSQL on port $PG_PORT"
+for i in $(seq 1 120); do
+    if "$PRICING" migrate --database-url "$DATABASE_URL" >/dev/null 2>&1; then break; fi
+    [ "$i" -lt 120 ] || die "PostgreSQL did not come up within 60 s: $(docker logs --tail 20 "$CONTAINER" 2>&1)"
+    sleep 0.5
+done
+
+# 3. data and server
+for name in snapshot-a snapshot-b; do
+    file=tests/fixtures/$name.json
+    at=$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["generated_at"])' "$file")
+    "$PRICING" publish "$file" --at "$at" --database-url "$DATABASE_URL" >/dev/null
+done
+PORT=$(free_port)
+BASE="http://127.0.0.1:$PORT"
+"$PRICING" serve --listen "127.0.0.1:$PORT" --database-url "$DATABASE_URL" >"$WORK/serve.log" 2>&1 &
+SERVER_PID=$!
+for i in $(seq 1 100); do
+    if fetch "$BASE/healthz" >/dev/null 2>&1; then break; fi
+    kill -0 "$SERVER_PID" 2>/dev/null || die "pricing serve exited: $(tail -n 20 "$WORK/serve.log")"
+    [ "$i" -lt 100 ] || die "pricing serve did not answer within 20 s"
+    sleep 0.2
+done
+
+# 4. the document
+fetch "$BASE/api/v1/openapi.json" >"$WORK/openapi.json"
+log "openapi-spec-validator"
+"$VENV/bin/openapi-spec-validator" "$WORK/openapi.json"
+
+# 5. the server against the document
+log "schemathesis ($MAX_EXAMPLES cases per operation, at most $TIMEOUT s)"
+timeout "$TIMEOUT" "$VENV/bin/schemathesis" run "$BASE/api/v1/openapi.json" \
+    --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance \
+    --max-examples "$MAX_EXAMPLES" \
+    --generation-database none \
+    --report junit --report-dir "$WORK" \
+    --no-color
+log "conformance: no findings"

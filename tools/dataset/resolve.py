@@ -1,0 +1,332 @@
+"""Entity resolution: which real model (maker + model) a source row names, and on which channel.
+
+Every source row is reduced to a `Ref`: the channel it prices, the provider API id it uses, a
+maker slug and a normalised match key. Rows with the same (maker, match key) are one model.
+See docs/snapshot-format.md, "Entity resolution", for the rules in prose.
+"""
+import re
+from dataclasses import dataclass
+
+CHANNELS = ("official", "openrouter", "aws_bedrock", "azure", "vertex", "together", "fireworks", "groq", "novita")
+
+# litellm `litellm_provider` -> channel, for the resellers that are channels of their own
+LITELLM_CHANNEL = {
+    "openrouter": "openrouter",
+    "bedrock": "aws_bedrock", "bedrock_converse": "aws_bedrock",
+    "azure": "azure", "azure_ai": "azure", "azure_text": "azure",
+    "together_ai": "together",
+    "fireworks_ai": "fireworks", "fireworks_ai-embedding-models": "fireworks",
+    "groq": "groq",
+    "novita": "novita",
+}
+# litellm providers that are a maker's own API -> that maker (channel `official` when it serves
+# its own models; any other maker's model there is a resale and is left out)
+LITELLM_OFFICIAL = {
+    "openai": "openai", "text-completion-openai": "openai",
+    "anthropic": "anthropic",
+    "gemini": "google",
+    "mistral": "mistral", "codestral": "mistral", "text-completion-codestral": "mistral",
+    "deepseek": "deepseek",
+    "xai": "xai",
+    "cohere": "cohere", "cohere_chat": "cohere",
+    "ai21": "ai21",
+    "zai": "zhipu",
+    "minimax": "minimax",
+    "moonshot": "moonshotai",
+    "dashscope": "alibaba",
+    "perplexity": "perplexity",
+    "meta_llama": "meta",
+    "amazon_nova": "amazon",
+    "volcengine": "bytedance",
+    "xiaomi_mimo": "xiaomi",
+    "inception": "inception", "text-completion-inception": "inception",
+    "voyage": "voyage",
+    "tencent": "tencent", "watsonx": "ibm", "nvidia_nim": "nvidia", "snowflake": "snowflake",
+}
+# genai-prices provider id -> channel or ("official", maker)
+GENAI_CHANNEL = {
+    "openrouter": "openrouter", "aws": "aws_bedrock", "azure": "azure", "together": "together",
+    "fireworks": "fireworks", "groq": "groq", "novita": "novita",
+}
+GENAI_OFFICIAL = {
+    "anthropic": "anthropic", "openai": "openai", "google": "google", "mistral": "mistral",
+    "deepseek": "deepseek", "x-ai": "xai", "cohere": "cohere", "meta": "meta", "moonshotai": "moonshotai",
+    "zai": "zhipu", "minimax": "minimax", "perplexity": "perplexity", "arcee": "arcee", "voyageai": "voyage",
+}
+# models.dev provider id -> channel or official maker (metadata only)
+MODELSDEV_CHANNEL = {
+    "openrouter": "openrouter", "amazon-bedrock": "aws_bedrock", "azure": "azure", "google-vertex": "vertex",
+    "google-vertex-anthropic": "vertex", "togetherai": "together", "fireworks-ai": "fireworks", "groq": "groq",
+    "novita-ai": "novita",
+}
+MODELSDEV_OFFICIAL = {
+    "openai": "openai", "anthropic": "anthropic", "google": "google", "mistral": "mistral", "deepseek": "deepseek",
+    "xai": "xai", "cohere": "cohere", "alibaba": "alibaba", "moonshotai": "moonshotai", "zai": "zhipu",
+    "minimax": "minimax", "perplexity": "perplexity", "llama": "meta", "nova": "amazon", "xiaomi": "xiaomi",
+    "inception": "inception", "morph": "morph", "sarvam": "sarvam",
+}
+
+# organisation prefixes used by hosts ("meta-llama/Llama-3.1-8B") -> maker slug
+ORG_MAKERS = {
+    "meta-llama": "meta", "meta": "meta", "facebook": "meta",
+    "mistralai": "mistral", "mistral": "mistral",
+    "qwen": "alibaba", "alibaba": "alibaba", "alibaba-nlp": "alibaba",
+    "deepseek-ai": "deepseek", "deepseek": "deepseek",
+    "google": "google", "openai": "openai", "anthropic": "anthropic",
+    "x-ai": "xai", "xai": "xai",
+    "cohere": "cohere", "coherelabs": "cohere", "cohereforai": "cohere",
+    "amazon": "amazon", "microsoft": "microsoft", "nvidia": "nvidia",
+    "moonshotai": "moonshotai", "moonshot": "moonshotai",
+    "z-ai": "zhipu", "zai-org": "zhipu", "zai": "zhipu", "thudm": "zhipu", "zhipuai": "zhipu", "zhipu": "zhipu",
+    "minimax": "minimax", "minimaxai": "minimax",
+    "ai21": "ai21", "ai21labs": "ai21",
+    "01-ai": "01-ai", "bytedance": "bytedance", "bytedance-seed": "bytedance", "baidu": "baidu",
+    "tencent": "tencent", "xiaomi": "xiaomi", "xiaomimimo": "xiaomi", "ibm-granite": "ibm", "ibm": "ibm",
+    "perplexity": "perplexity", "nousresearch": "nousresearch", "allenai": "allenai",
+    "inception": "inception", "inceptionlabs": "inception", "arcee-ai": "arcee", "liquid": "liquid",
+    "stepfun-ai": "stepfun", "stepfun": "stepfun", "meituan": "meituan", "meituan-longcat": "meituan",
+    "writer": "writer", "twelvelabs": "twelvelabs", "voyage": "voyage", "meta-models": "meta",
+    "nous": "nousresearch",
+}
+# bedrock model ids start with the maker: "anthropic.claude-...", "meta.llama3-..."
+BEDROCK_MAKERS = {
+    "anthropic": "anthropic", "meta": "meta", "amazon": "amazon", "mistral": "mistral", "cohere": "cohere",
+    "ai21": "ai21", "deepseek": "deepseek", "qwen": "alibaba", "openai": "openai", "writer": "writer",
+    "twelvelabs": "twelvelabs", "google": "google", "moonshot": "moonshotai", "moonshotai": "moonshotai",
+    "minimax": "minimax", "nvidia": "nvidia", "zai": "zhipu", "stability": "stability",
+}
+# model names that say who made them (checked when no organisation prefix decides)
+NAME_MAKERS = [
+    (r"^(llama-3\.1-sonar|sonar|r1-1776|pplx)", "perplexity"),
+    (r"^(gpt|chatgpt|o\d(-|$)|text-embedding-(3|ada)|davinci|babbage|curie|ada(-|$)|codex|computer-use|omni-moderation)", "openai"),
+    (r"^claude", "anthropic"),
+    (r"^(gemini|gemma|learnlm|text-embedding-00|embedding-001|textembedding-gecko|text-multilingual-embedding)", "google"),
+    (r"^(mistral|mixtral|codestral|ministral|pixtral|magistral|devstral|voxtral|open-mistral|open-mixtral|open-codestral)", "mistral"),
+    (r"^(qwen|qwq|qvq)", "alibaba"),
+    (r"^deepseek", "deepseek"),
+    (r"^grok", "xai"),
+    (r"^(command|c4ai|aya|embed-(english|multilingual|v4))", "cohere"),
+    (r"^(nova-|titan-|amazon)", "amazon"),
+    (r"^(phi-|mai-ds)", "microsoft"),
+    (r"^(glm|chatglm)", "zhipu"),
+    (r"^(kimi|moonshot)", "moonshotai"),
+    (r"^(jamba|j2-)", "ai21"),
+    (r"^(minimax|abab)", "minimax"),
+    (r"^(nemotron|llama-3\.1-nemotron|nvidia)", "nvidia"),
+    (r"^yi-", "01-ai"),
+    (r"^(doubao|seed-)", "bytedance"),
+    (r"^ernie", "baidu"),
+    (r"^hunyuan", "tencent"),
+    (r"^mimo", "xiaomi"),
+    (r"^granite", "ibm"),
+    (r"^(llama|meta-llama|codellama|muse-)", "meta"),
+    (r"^(voyage)", "voyage"),
+    (r"^(mercury)", "inception"),
+    (r"^(snowflake-arctic|arctic-)", "snowflake"),
+]
+
+MAKER_NAMES = {
+    "openai": "OpenAI", "anthropic": "Anthropic", "google": "Google", "meta": "Meta", "mistral": "Mistral AI",
+    "deepseek": "DeepSeek", "xai": "xAI", "cohere": "Cohere", "amazon": "Amazon", "alibaba": "Alibaba (Qwen)",
+    "microsoft": "Microsoft", "nvidia": "NVIDIA", "moonshotai": "Moonshot AI", "zhipu": "Zhipu AI (Z.ai)",
+    "minimax": "MiniMax", "ai21": "AI21 Labs", "01-ai": "01.AI", "bytedance": "ByteDance", "baidu": "Baidu",
+    "tencent": "Tencent", "xiaomi": "Xiaomi", "ibm": "IBM", "perplexity": "Perplexity", "voyage": "Voyage AI",
+    "inception": "Inception Labs", "arcee": "Arcee AI", "nousresearch": "Nous Research", "allenai": "Ai2",
+    "liquid": "Liquid AI", "stepfun": "StepFun", "meituan": "Meituan", "writer": "Writer",
+    "twelvelabs": "TwelveLabs", "morph": "Morph", "sarvam": "Sarvam AI", "snowflake": "Snowflake",
+}
+
+BEDROCK_REGION = re.compile(r"^(us|eu|apac|global|jp|au|us-gov|ca|sa|ap|in|uk|regional)\.")
+REGION_SEGMENT = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d|eu|us|us-gov|global|global-standard|apac|jp|au|invoke|converse)$")
+FULL_DATE = re.compile(r"^(.*?)-(20\d\d)-?(\d\d)-?(\d\d)$")
+
+
+@dataclass(frozen=True)
+class Ref:
+    channel: str
+    api_id: str         # the id a caller sends on that channel (e.g. "us.anthropic.claude-...-v1:0")
+    maker: str
+    mkey: str           # normalised match key, unique per model of a maker
+    regional: bool      # a regional / routing variant of another row (priced only if nothing better)
+
+
+def slugify(s: str) -> str:
+    s = re.sub(r"[^a-z0-9.]+", "-", s.lower())
+    return re.sub(r"-+", "-", s).strip("-.")
+
+
+def normalise(model: str, channel: str = "") -> str:
+    """Match key: lower case, punctuation and host naming habits smoothed out."""
+    s = model.lower().replace("_", "-").replace(" ", "-")
+    s = re.sub(r"(\d)p(\d)", r"\1.\2", s)                      # fireworks: llama-v3p1 -> llama-v3.1
+    s = re.sub(r"llama-?v(\d)", r"llama-\1", s)                # llama-v3 -> llama-3
+    s = re.sub(r"^meta-llama-", "llama-", s)                   # Meta-Llama-3.1-8B -> llama-3.1-8b
+    s = re.sub(r"llama(\d)", r"llama-\1", s)                   # llama3-1 -> llama-3-1
+    s = re.sub(r"qwen-(\d)", r"qwen\1", s)                     # qwen-2.5 -> qwen2.5
+    s = re.sub(r"gemma(\d)", r"gemma-\1", s)                   # gemma2-9b -> gemma-2-9b
+    if channel == "groq":
+        s = re.sub(r"^(llama-3[.-]?\d?-\d+b)-(versatile|instant)$", r"\1-instruct", s)
+        s = re.sub(r"^llama-3-(\d+b)-8192$", r"llama-3-\1-instruct", s)
+    s = s.replace(".", "-").replace(":", "-").replace("@", "-").replace("/", "-")
+    s = re.sub(r"-instruct-turbo$", "-instruct", s)
+    s = re.sub(r"-maas$", "", s)
+    m = re.match(r"^claude-(\d+)(?:-(\d))?-(opus|sonnet|haiku)(.*)$", s)
+    if m and int(m.group(1)) >= 4:                              # claude-4-opus -> claude-opus-4
+        s = f"claude-{m.group(3)}-{m.group(1)}" + (f"-{m.group(2)}" if m.group(2) else "") + m.group(4)
+    s = re.sub(r"^(claude-(?:opus|sonnet|haiku)-\d+)-0$", r"\1", s)   # claude-opus-4-0 -> claude-opus-4
+    s = re.sub(r"-default$", "", s)                            # vertex claude-opus-4-6@default
+    return re.sub(r"-+", "-", s).strip("-")
+
+
+def split_date(mkey: str):
+    """(base, yyyymmdd) for a match key ending in a full date, else (mkey, None)."""
+    m = FULL_DATE.match(mkey)
+    if m and 1 <= int(m.group(3)) <= 12:
+        return m.group(1), m.group(2) + m.group(3) + m.group(4)
+    return mkey, None
+
+
+def name_maker(model: str):
+    s = model.lower()
+    for pat, maker in NAME_MAKERS:
+        if re.match(pat, s):
+            return maker
+    return None
+
+
+def split_org(model: str):
+    """("meta-llama", "Llama-3.1-8B") for "meta-llama/Llama-3.1-8B"; (None, model) without a prefix."""
+    if "/" in model:
+        org, rest = model.split("/", 1)
+        return org.lower(), rest
+    return None, model
+
+
+def maker_for(org, model, official_maker=None, ledger_maker=None):
+    if org:
+        return ORG_MAKERS.get(org, slugify(org))
+    return name_maker(model) or (ledger_maker if ledger_maker and ledger_maker != "other" else None) or official_maker
+
+
+def litellm_ref(key: str, entry: dict, ledger_maker=None):
+    """Ref for a litellm price-file row, or (None, reason) when it is left out."""
+    prov = entry.get("litellm_provider") or ""
+    if prov.startswith("vertex_ai"):
+        channel, official = "vertex", None
+    elif prov in LITELLM_CHANNEL:
+        channel, official = LITELLM_CHANNEL[prov], None
+    elif prov in LITELLM_OFFICIAL:
+        channel, official = "official", LITELLM_OFFICIAL[prov]
+    else:
+        return None, "reseller_outside_the_nine_channels"
+    rest = key
+    for p in (prov, "vertex_ai", "fireworks_ai", "bedrock", "bedrock_converse", "azure_ai", "azure",
+              "text-completion-openai", "openai", "together_ai"):
+        if rest.startswith(p + "/"):
+            rest = rest[len(p) + 1:]
+            break
+    if rest.startswith("claude_platform/"):
+        return None, "claude_platform_on_aws_marketplace"
+    if "/routers/" in rest or "router" in rest.split("/")[-1] or rest.startswith("together-ai-"):
+        return None, "router_or_size_bucket_not_a_model"
+    if rest.startswith("ft:") or "/ft:" in rest:
+        return None, "fine_tuning_price"
+    if "commitment" in rest or "provisioned" in rest:
+        return None, "reserved_capacity_price"
+    regional = False
+    parts = rest.split("/")
+    while len(parts) > 1 and REGION_SEGMENT.match(parts[0]) and channel in ("azure", "aws_bedrock"):
+        parts = parts[1:]
+        regional = True
+    rest = "/".join(parts)
+    api_id = rest
+    if channel == "fireworks":
+        rest = re.sub(r"^accounts/[^/]+/models/", "", rest)
+        api_id = "accounts/fireworks/models/" + rest
+    if channel == "openrouter" and ":" in rest:
+        return None, "openrouter_variant_id"
+    org, model = None, rest
+    if channel == "aws_bedrock":
+        if BEDROCK_REGION.match(model):
+            regional = True
+            model = BEDROCK_REGION.sub("", model)
+        model = re.sub(r"(-v\d+(:\d+)?|:\d+)$", "", model)
+        if "." in model.split("-")[0]:
+            pre, model = model.split(".", 1)
+            org = BEDROCK_MAKERS.get(pre, slugify(pre))
+    else:
+        o, model = split_org(model)
+        if o and "/" in model:          # e.g. "openai/gpt-4o" at openrouter is org/model; deeper paths flatten
+            model = model.split("/")[-1]
+        org = ORG_MAKERS.get(o, slugify(o)) if o else None
+    if channel == "vertex":
+        model = model.replace("@", "-")
+    if channel == "azure":
+        model = re.sub(r"^FW-", "", model)          # Fireworks-hosted models in Azure AI Foundry
+    if ledger_maker:
+        ledger_maker = ORG_MAKERS.get(ledger_maker, ledger_maker)
+    maker = org or name_maker(model) or (ledger_maker if ledger_maker and ledger_maker != "other" else None) or official
+    if not maker:
+        return None, "maker_unknown"
+    if channel == "official" and maker != official:
+        return None, "resold_on_another_makers_api"
+    return Ref(channel, api_id, maker, normalise(model, channel), regional), None
+
+
+def genai_ref(provider_id: str, model_id: str):
+    if provider_id in GENAI_CHANNEL:
+        channel, official = GENAI_CHANNEL[provider_id], None
+    elif provider_id in GENAI_OFFICIAL:
+        channel, official = "official", GENAI_OFFICIAL[provider_id]
+    else:
+        return None, "reseller_outside_the_nine_channels"
+    if ":" in model_id and channel == "openrouter":
+        return None, "openrouter_variant_id"
+    model, org = model_id, None
+    if channel == "aws_bedrock":
+        if BEDROCK_REGION.match(model):
+            model = BEDROCK_REGION.sub("", model)
+        model = re.sub(r"(-v\d+(:\d+)?|:\d+)$", "", model)
+        if "." in model.split("-")[0]:
+            pre, model = model.split(".", 1)
+            org = BEDROCK_MAKERS.get(pre, slugify(pre))
+    else:
+        model = re.sub(r"^accounts/fireworks/models/", "", model)
+        o, model = split_org(model)
+        if o and "/" in model:
+            model = model.split("/")[-1]
+        org = ORG_MAKERS.get(o, slugify(o)) if o else None
+    maker = org or name_maker(model) or official
+    if not maker:
+        return None, "maker_unknown"
+    if channel == "official" and maker != official:
+        if provider_id == "google":             # Google's price list also covers partner models on Vertex AI
+            channel = "vertex"
+        else:
+            return None, "resold_on_another_makers_api"
+    return Ref(channel, model_id, maker, normalise(model, channel), False), None
+
+
+def modelsdev_ref(provider_id: str, model_id: str):
+    if provider_id in MODELSDEV_CHANNEL:
+        channel, official = MODELSDEV_CHANNEL[provider_id], None
+    elif provider_id in MODELSDEV_OFFICIAL:
+        channel, official = "official", MODELSDEV_OFFICIAL[provider_id]
+    else:
+        channel, official = "other", None
+    model, org = model_id, None
+    if provider_id == "amazon-bedrock":
+        model = BEDROCK_REGION.sub("", model)
+        model = re.sub(r"(-v\d+(:\d+)?|:\d+)$", "", model)
+        if "." in model.split("-")[0]:
+            pre, model = model.split(".", 1)
+            org = BEDROCK_MAKERS.get(pre, slugify(pre))
+    else:
+        o, model = split_org(model)
+        if o and "/" in model:
+            model = model.split("/")[-1]
+        org = ORG_MAKERS.get(o, slugify(o)) if o else None
+    maker = org or name_maker(model) or official
+    if not maker:
+        return None
+    return Ref(channel, model_id, maker, normalise(model, channel), False)
