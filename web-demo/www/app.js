@@ -16,6 +16,17 @@ const PRICE_PROBE = { requests_per_month: 1, preset: "chatbot" };
 // The model fields kept from a server row; its costs are recomputed here.
 const MODEL_FIELDS = ["model_id", "name", "provider", "status", "channel", "last_verified_at", "is_stale", "prices"];
 
+// How the presets read in the form; the estimator's names stay in the URL and the API.
+const PRESET_LABELS = {
+  chatbot: "Chatbot",
+  summarization: "Summarization",
+  extraction: "Data extraction",
+  coding_agent: "Coding agent",
+  translation: "Translation",
+  rag_qa: "RAG question answering",
+  classification: "Classification",
+};
+
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
@@ -141,7 +152,7 @@ function syncLabels() {
   $("batch-out").textContent = Number.isFinite(w.batch) ? percent(w.batch) : "?";
   const preset = presetList.find((p) => p.name === w.preset);
   $("preset-help").textContent = preset
-    ? `${preset.description}. ${group(String(preset.input_tokens_per_request))} input / ${group(String(preset.output_tokens_per_request))} output tokens per request.`
+    ? `${preset.description[0].toUpperCase()}${preset.description.slice(1)}: ${group(String(preset.input_tokens_per_request))} input / ${group(String(preset.output_tokens_per_request))} output tokens per request.`
     : "No preset: both token volumes are needed.";
   $("input-tokens").placeholder = preset ? `${preset.input_tokens_per_request} (preset)` : "required";
   $("output-tokens").placeholder = preset ? `${preset.output_tokens_per_request} (preset)` : "required";
@@ -392,7 +403,7 @@ function renderResults(items, query) {
       const p = item.price;
       const priceText = p ? `${price(p.input)} / ${price(p.output)} per 1M` : "no price";
       return el("li", {},
-        el("button", { type: "button", class: "result", "data-model-id": item.id, onclick: () => pick(item.id) },
+        el("button", { type: "button", class: "result", "data-model-id": item.id, "data-priced": p ? "true" : "false", onclick: () => pick(item.id) },
           el("span", { class: "result-name" }, item.name || item.id),
           el("span", { class: "result-meta" }, el("code", {}, item.id), ` · ${priceText}`, item.status !== "active" ? ` · ${item.status}` : "")));
     }),
@@ -499,7 +510,7 @@ async function main() {
     return;
   }
   presetList = presets();
-  for (const p of presetList) $("preset").append(el("option", { value: p.name }, p.name.replace("_", " ")));
+  for (const p of presetList) $("preset").append(el("option", { value: p.name }, PRESET_LABELS[p.name] || p.name));
   $("engine").textContent = `Estimator ${version()} running as WebAssembly in this page.`;
   syncForm();
   bind();
