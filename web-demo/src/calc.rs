@@ -8,11 +8,11 @@
 //! server's answer can be fed back in unchanged and gives the same decimal strings.
 
 use estimator::{
-    CostEstimate, EstimateError, ModelPrices, Preset, Workload, WorkloadError, estimate,
-    sort_by_total_cost,
+    Assumptions, CostEstimate, EstimateError, ModelPrices, MonthlyTokens, Preset, ResolvedWorkload,
+    Workload, WorkloadError, estimate, format_exact, sort_by_total_cost,
 };
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// Why a calculation was refused: shaped like the server's error object, so the page shows both
 /// the same way.
@@ -61,19 +61,82 @@ pub struct ModelInput {
 
 impl ModelInput {
     fn model_id(&self) -> &str {
-        self.fields
-            .get("model_id")
-            .and_then(Value::as_str)
-            .unwrap_or("")
+        row_model_id(&self.fields)
     }
 }
 
-/// Estimates `workload` for every model: `{"assumptions": {...}, "estimates": [...]}`.
-pub fn estimate_models(workload: &Workload, models: Vec<ModelInput>) -> Result<Value, CalcError> {
+/// The answer of [`estimate_models`], shaped like `data` of `POST /api/v1/estimate` (less the
+/// server's own facts: price rule, publish date).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimates {
+    /// The workload as estimated.
+    pub assumptions: WorkloadEcho,
+    /// One row per model, cheapest first, equal totals by `model_id`.
+    pub estimates: Vec<EstimateRow>,
+}
+
+/// The workload as estimated: volumes resolved from the preset, monthly tokens, and the preset
+/// note under `notes` (the server's names).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadEcho {
+    requests_per_month: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preset: Option<Preset>,
+    input_tokens_per_request: u64,
+    output_tokens_per_request: u64,
+    cache_hit_rate: String,
+    batch_share: String,
+    tokens_per_month: MonthlyTokens,
+    notes: Assumptions,
+}
+
+impl From<&ResolvedWorkload> for WorkloadEcho {
+    fn from(w: &ResolvedWorkload) -> Self {
+        WorkloadEcho {
+            requests_per_month: w.requests_per_month(),
+            preset: w.preset(),
+            input_tokens_per_request: w.input_tokens_per_request(),
+            output_tokens_per_request: w.output_tokens_per_request(),
+            cache_hit_rate: format_exact(w.cache_hit_rate()),
+            batch_share: format_exact(w.batch_share()),
+            tokens_per_month: *w.tokens_per_month(),
+            notes: w.assumptions(),
+        }
+    }
+}
+
+/// A model's own fields, its prices, and its estimate (`tokens_per_month`, `cost_per_month`,
+/// `applied_prices`, `assumptions`) side by side in one object.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EstimateRow {
+    /// The fields the model came with.
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+    /// The prices estimated with.
+    pub prices: ModelPrices,
+    /// The estimate.
+    #[serde(flatten)]
+    pub estimate: CostEstimate,
+}
+
+/// Fields of a row that are computed here, so never echoed from the input (a row of the
+/// server's answer can be passed back in as it is).
+const COMPUTED: [&str; 4] = [
+    "tokens_per_month",
+    "cost_per_month",
+    "applied_prices",
+    "assumptions",
+];
+
+/// Estimates `workload` for every model.
+pub fn estimate_models(
+    workload: &Workload,
+    models: Vec<ModelInput>,
+) -> Result<Estimates, CalcError> {
     let resolved = workload.validate()?;
 
-    let mut rows: Vec<(ModelInput, CostEstimate)> = Vec::with_capacity(models.len());
-    for (i, model) in models.into_iter().enumerate() {
+    let mut rows = Vec::with_capacity(models.len());
+    for (i, mut model) in models.into_iter().enumerate() {
         let cost = estimate(&resolved, &model.prices).map_err(|e| {
             let field = match e {
                 EstimateError::NegativePrice { field, .. } => format!("models[{i}].prices.{field}"),
@@ -88,29 +151,28 @@ pub fn estimate_models(workload: &Workload, models: Vec<ModelInput>) -> Result<V
                 field: Some(field),
             }
         })?;
-        rows.push((model, cost));
+        for key in COMPUTED {
+            model.fields.remove(key);
+        }
+        rows.push(EstimateRow {
+            fields: model.fields,
+            prices: model.prices,
+            estimate: cost,
+        });
     }
-    sort_by_total_cost(&mut rows, |(_, e)| e, |(m, _)| m.model_id());
+    sort_by_total_cost(
+        &mut rows,
+        |row| &row.estimate,
+        |row| row_model_id(&row.fields),
+    );
+    Ok(Estimates {
+        assumptions: WorkloadEcho::from(&resolved),
+        estimates: rows,
+    })
+}
 
-    let estimates = rows
-        .into_iter()
-        .map(|(model, cost)| {
-            let mut row = model.fields;
-            row.insert("prices".into(), to_json(&model.prices));
-            if let Value::Object(cost) = to_json(&cost) {
-                row.extend(cost);
-            }
-            Value::Object(row)
-        })
-        .collect::<Vec<_>>();
-
-    let mut assumptions = match to_json(&resolved) {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
-    let notes = assumptions.remove("assumptions").unwrap_or(json!([]));
-    assumptions.insert("notes".into(), notes);
-    Ok(json!({ "assumptions": assumptions, "estimates": estimates }))
+fn row_model_id(fields: &Map<String, Value>) -> &str {
+    fields.get("model_id").and_then(Value::as_str).unwrap_or("")
 }
 
 /// Estimates every model `passes` times, keeping nothing: how many estimates were made.
@@ -137,33 +199,47 @@ pub fn estimate_repeatedly(
     Ok(count)
 }
 
+/// A task preset as the page lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PresetInfo {
+    /// The name the estimate body takes (`chatbot`, `rag_qa`, ...).
+    pub name: &'static str,
+    /// Input tokens per request.
+    pub input_tokens_per_request: u64,
+    /// Output tokens per request.
+    pub output_tokens_per_request: u64,
+    /// One line about the task.
+    pub description: &'static str,
+}
+
 /// The presets with their token volumes and descriptions, so the page never restates them.
-pub fn presets() -> Value {
+pub fn presets() -> Vec<PresetInfo> {
     Preset::ALL
         .iter()
         .map(|p| {
             let v = p.volumes();
-            json!({
-                "name": p.as_str(),
-                "input_tokens_per_request": v.input_tokens_per_request,
-                "output_tokens_per_request": v.output_tokens_per_request,
-                "description": p.description(),
-            })
+            PresetInfo {
+                name: p.as_str(),
+                input_tokens_per_request: v.input_tokens_per_request,
+                output_tokens_per_request: v.output_tokens_per_request,
+                description: p.description(),
+            }
         })
         .collect()
 }
 
-/// The estimator's types serialize infallibly (strings, integers and derived structs).
-fn to_json(value: &impl Serialize) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn models(json: Value) -> Vec<ModelInput> {
         serde_json::from_value(json).expect("model rows")
+    }
+
+    fn to_value(result: Result<Estimates, CalcError>) -> Value {
+        serde_json::to_value(result.expect("estimates")).expect("serializes")
     }
 
     #[test]
@@ -171,14 +247,13 @@ mod tests {
         let workload: Workload =
             serde_json::from_value(json!({"requests_per_month": 1000, "preset": "chatbot"}))
                 .expect("workload");
-        let out = estimate_models(
+        let out = to_value(estimate_models(
             &workload,
             models(json!([
                 {"model_id": "b:dear", "name": "Dear", "prices": {"input": "3", "output": "15"}},
                 {"model_id": "a:cheap", "channel": "official", "prices": {"input": 0.15, "output": "0.6"}},
             ])),
-        )
-        .expect("estimates");
+        ));
         let rows = out["estimates"].as_array().expect("rows");
         assert_eq!(rows[0]["model_id"], "a:cheap");
         assert_eq!(rows[0]["channel"], "official");
@@ -192,17 +267,61 @@ mod tests {
     }
 
     #[test]
+    fn a_row_passed_back_in_is_recomputed_not_echoed() {
+        let workload = Workload::from_volumes(1_000_000, 1, 1);
+        let row = json!({
+            "model_id": "a:a",
+            "prices": {"input": "2", "output": "4"},
+            "cost_per_month": {"total": "999"},
+            "assumptions": [{"code": "no_batch_price"}],
+        });
+        let out = to_value(estimate_models(&workload, models(json!([row]))));
+        assert_eq!(out["estimates"][0]["cost_per_month"]["total"], "6.000000");
+        assert_eq!(out["estimates"][0]["assumptions"], json!([]));
+    }
+
+    #[test]
+    fn the_workload_echo_has_the_servers_fields() {
+        let workload = Workload::from_preset(2, Preset::Classification)
+            .with_cache_hit_rate("0.50".parse().expect("rate"));
+        let out = to_value(estimate_models(&workload, Vec::new()));
+        assert_eq!(
+            out["assumptions"],
+            json!({
+                "requests_per_month": 2,
+                "preset": "classification",
+                "input_tokens_per_request": 500,
+                "output_tokens_per_request": 10,
+                "cache_hit_rate": "0.5",
+                "batch_share": "0",
+                "tokens_per_month": {
+                    "input": "1000",
+                    "uncached_input": "500",
+                    "cached_input": "500",
+                    "output": "20",
+                    "batch_input": "0",
+                    "batch_output": "0",
+                },
+                "notes": [{
+                    "code": "preset_volumes",
+                    "preset": "classification",
+                    "text": "preset classification: 500 input / 10 output tokens per request",
+                }],
+            })
+        );
+    }
+
+    #[test]
     fn equal_totals_are_ordered_by_model_id() {
         let workload = Workload::from_volumes(1, 1, 1);
         let same = json!({"input": "1", "output": "1"});
-        let out = estimate_models(
+        let out = to_value(estimate_models(
             &workload,
             models(json!([
                 {"model_id": "z:z", "prices": same},
                 {"model_id": "m:m", "prices": same},
             ])),
-        )
-        .expect("estimates");
+        ));
         assert_eq!(out["estimates"][0]["model_id"], "m:m");
         assert_eq!(out["estimates"][1]["model_id"], "z:z");
     }
@@ -245,10 +364,9 @@ mod tests {
     #[test]
     fn presets_list_every_preset_with_its_volumes() {
         let list = presets();
-        let list = list.as_array().expect("array");
         assert_eq!(list.len(), Preset::ALL.len());
-        assert_eq!(list[0]["name"], "chatbot");
-        assert_eq!(list[0]["input_tokens_per_request"], 1500);
-        assert_eq!(list[0]["output_tokens_per_request"], 400);
+        assert_eq!(list[0].name, "chatbot");
+        assert_eq!(list[0].input_tokens_per_request, 1500);
+        assert_eq!(list[0].output_tokens_per_request, 400);
     }
 }

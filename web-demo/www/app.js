@@ -437,8 +437,7 @@ async function checkAgainstServer() {
     const server = new Map(data.estimates.map((r) => [r.model_id, r]));
     const differing = result.estimates.filter((r) => {
       const s = server.get(r.model_id);
-      return !s || JSON.stringify(s.cost_per_month) !== JSON.stringify(r.cost_per_month) ||
-        JSON.stringify(s.tokens_per_month) !== JSON.stringify(r.tokens_per_month);
+      return !s || !sameFields(s.cost_per_month, r.cost_per_month) || !sameFields(s.tokens_per_month, r.tokens_per_month);
     });
     if (differing.length) {
       status.className = "check bad";
@@ -452,6 +451,12 @@ async function checkAgainstServer() {
     status.className = "check bad";
     status.textContent = `The server could not be asked: ${err.message}`;
   }
+}
+
+/** Whether two objects of decimal strings hold the same keys with the same strings. */
+function sameFields(a, b) {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
 
 async function copyLink() {
