@@ -259,8 +259,7 @@ function renderPicked() {
     ...state.picked.map((m) => {
       const label = m.row ? m.row.name || m.id : m.id;
       const body = [
-        el("span", { class: "chip-name" }, label),
-        m.row && m.row.name ? el("code", {}, m.id) : null,
+        el("span", { class: "chip-name", title: m.id }, label),
         !m.row && !m.error ? el("span", { class: "help" }, " loading…") : null,
         el("button", { type: "button", class: "remove", "aria-label": `Remove ${label}`, title: "Remove", onclick: () => removeModel(m.id) }, "×"),
       ];
