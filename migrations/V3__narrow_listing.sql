@@ -32,3 +32,7 @@ create table pricing.model_search (
     search text not null
 );
 create index model_search_trgm_idx on pricing.model_search using gin (search gin_trgm_ops);
+
+-- Case-insensitive id and alias lookups (model resolution, exact-match rank).
+create index models_lower_id_idx on pricing.models (lower(id));
+create index aliases_lower_alias_idx on pricing.aliases (lower(alias));

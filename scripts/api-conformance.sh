@@ -48,6 +48,7 @@ cleanup() {
     [ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null || true
     [ -z "$SERVER_PID" ] || wait "$SERVER_PID" 2>/dev/null || true
     [ -z "$CONTAINER" ] || docker rm -f "$CONTAINER" >/dev/null 2>&1 || true
+    [ -z "${LABEL:-}" ] || cleanup_label
 }
 trap cleanup EXIT
 
@@ -55,8 +56,24 @@ trap cleanup EXIT
 log "building pricing"
 cargo build --locked -q -p pricing-server --bin pricing
 PRICING=target/debug/pricing
-CONTAINER=$(docker run -d --label pricing-tests=conformance -p 127.0.0.1::5432 "$IMAGE" \
-    postgres -c fsync=off -c synchronous_commit=off) || die "could not start $IMAGE (build it with scripts/build-postgres-image.sh)"
+LABEL=conformance-$$
+cleanup_label() {
+    local ids
+    ids=$(docker ps -aq --filter "label=pricing-tests=$LABEL" 2>/dev/null || true)
+    [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+}
+# Docker picks the host port; under parallel container starts it can race for
+# one, so a failed start is cleaned up and retried.
+for attempt in 1 2 3; do
+    if CONTAINER=$(docker run -d --label "pricing-tests=$LABEL" -p 127.0.0.1::5432 "$IMAGE" \
+            postgres -c fsync=off -c synchronous_commit=off); then
+        break
+    fi
+    cleanup_label
+    CONTAINER=""
+    [ "$attempt" -lt 3 ] || die "could not start $IMAGE (build it with scripts/build-postgres-image.sh)"
+    sleep 1
+done
 PG_PORT=$(docker port "$CONTAINER" 5432/tcp | head -n1 | sed 's/.*://')
 DATABASE_URL="postgres://postgres:postgres@127.0.0.1:$PG_PORT/postgres"
 log "PostgreSQL on port $PG_PORT"
@@ -90,10 +107,11 @@ log "openapi-spec-validator"
 
 # 5. the server against the document
 log "schemathesis ($MAX_EXAMPLES cases per operation, at most $TIMEOUT s)"
-timeout "$TIMEOUT" "$VENV/bin/schemathesis" run "$BASE/api/v1/openapi.json" \
+# Run from target/conformance: schemathesis keeps its cache in the working directory.
+(cd "$WORK" && timeout "$TIMEOUT" "$OLDPWD/$VENV/bin/schemathesis" run "$BASE/api/v1/openapi.json" \
     --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance \
     --max-examples "$MAX_EXAMPLES" \
     --generation-database none \
-    --report junit --report-dir "$WORK" \
-    --no-color
+    --report junit --report-dir . \
+    --no-color)
 log "conformance: no findings"

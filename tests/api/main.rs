@@ -21,4 +21,5 @@ mod migrate;
 mod model_card;
 mod openapi;
 mod publish;
+mod sql_functions;
 mod unavailable;

@@ -1,0 +1,201 @@
+//! The SQL building blocks of the API, called directly, each test inside a
+//! transaction that is rolled back: cursor signing, the reference-channel
+//! rule, the listing refresh, and the web role's reach.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestDb, connect, fixture_app};
+
+fn b64url_decode(text: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut bits: u32 = 0;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for c in text.bytes() {
+        let v = ALPHABET.iter().position(|a| *a == c).expect("base64url") as u32;
+        bits = (bits << 6) | v;
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    out
+}
+
+fn b64url_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n =
+            chunk.iter().fold(0u32, |acc, b| (acc << 8) | u32::from(*b)) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_cursor_whose_key_was_edited_fails_its_signature() {
+    let db = TestDb::new().await;
+    let mut client = db.client().await;
+    let mut tx = client.transaction().await.expect("begin");
+    let filters = json!({"sort": "price_input_asc", "status": "all"});
+    let cursor: String = tx
+        .query_one(
+            "select api._cursor_make('models', 7, $1::jsonb, '[\"2.5\", \"openai:o3\"]'::jsonb)",
+            &[&filters],
+        )
+        .await
+        .expect("make")
+        .get(0);
+    let key: Value = tx
+        .query_one(
+            "select api._cursor_read('models', 7, $1::jsonb, $2)",
+            &[&filters, &cursor],
+        )
+        .await
+        .expect("read back")
+        .get(0);
+    assert_eq!(key, json!(["2.5", "openai:o3"]));
+
+    // Well-formed, same filters, same publish, but another starting key.
+    let mut doc: Value = serde_json::from_slice(&b64url_decode(&cursor)).expect("cursor JSON");
+    doc["k"] = json!(["0", "a:a"]);
+    let forged = b64url_encode(doc.to_string().as_bytes());
+    let attempts = [
+        ("models", 7_i64, filters.clone(), forged),
+        ("changes", 7, filters.clone(), cursor.clone()),
+        ("models", 8, filters.clone(), cursor.clone()),
+        (
+            "models",
+            7,
+            json!({"sort": "context_desc", "status": "all"}),
+            cursor.clone(),
+        ),
+    ];
+    for (endpoint, publish, other, given) in attempts {
+        // Each failure aborts its savepoint only.
+        let sp = tx.savepoint("attempt").await.expect("savepoint");
+        let err = sp
+            .query_one(
+                "select api._cursor_read($1, $2, $3::jsonb, $4)",
+                &[&endpoint, &publish, &other, &given],
+            )
+            .await
+            .expect_err("signed, and bound to endpoint, publish and filters");
+        assert_eq!(
+            err.as_db_error().expect("db error").code().code(),
+            "PRCUR",
+            "{endpoint} {publish} {other}"
+        );
+        sp.rollback().await.expect("rollback to savepoint");
+    }
+    tx.rollback().await.expect("rollback");
+}
+
+#[tokio::test]
+async fn the_reference_channel_is_official_else_the_cheapest_blended() {
+    let (db, _app) = fixture_app().await;
+    let mut client = db.client().await;
+    let tx = client.transaction().await.expect("begin");
+    let reference = |rows: Vec<tokio_postgres::Row>| -> Vec<(String, String)> {
+        rows.iter().map(|r| (r.get(0), r.get(1))).collect()
+    };
+    let rows = tx
+        .query(
+            "select c.model_id, c.channel::text
+             from api._channel_prices('2026-11-12', array['openai:o3', 'meta:llama-3.1-70b-instruct', 'sao10k:l3-8b-lunaris']) c
+             where c.reference_rank = 1 order by 1",
+            &[],
+        )
+        .await
+        .expect("reference channels");
+    // The cheapest blended channel of Llama, computed independently.
+    let cheapest: String = tx
+        .query_one(
+            "select channel::text from (
+                 select channel,
+                        (3 * max(usd_per_1m) filter (where component = 'input')
+                         + max(usd_per_1m) filter (where component = 'output')) / 4 as blended
+                 from pricing.prices
+                 where model_id = 'meta:llama-3.1-70b-instruct' and tier = 'standard'
+                   and valid_from <= '2026-11-12' and (valid_to is null or valid_to > '2026-11-12')
+                 group by channel) c
+             where blended is not null order by blended, channel limit 1",
+            &[],
+        )
+        .await
+        .expect("cheapest")
+        .get(0);
+    assert_eq!(
+        reference(rows),
+        [
+            ("meta:llama-3.1-70b-instruct".to_owned(), cheapest),
+            ("openai:o3".to_owned(), "official".to_owned()),
+            ("sao10k:l3-8b-lunaris".to_owned(), "novita".to_owned()),
+        ]
+    );
+    tx.rollback().await.expect("rollback");
+}
+
+#[tokio::test]
+async fn the_listing_has_a_reference_row_per_model_and_a_row_per_priced_channel() {
+    let (db, _app) = fixture_app().await;
+    let mut client = db.client().await;
+    let tx = client.transaction().await.expect("begin");
+    let written: i64 = tx
+        .query_one(
+            "select publish.refresh_listing(max(id)) from pricing.publishes",
+            &[],
+        )
+        .await
+        .expect("refresh")
+        .get(0);
+    let expected: i64 = tx
+        .query_one(
+            "select (select count(*) from pricing.models)
+                  + (select count(distinct (model_id, channel)) from pricing.prices, api._served() s
+                     where tier = 'standard' and valid_from <= s.day and (valid_to is null or valid_to > s.day))",
+            &[],
+        )
+        .await
+        .expect("expected")
+        .get(0);
+    assert_eq!(written, expected);
+    let items: i64 = tx
+        .query_one("select count(*) from pricing.model_listing_item", &[])
+        .await
+        .expect("items")
+        .get(0);
+    assert_eq!(items, written, "an item for every listing row");
+    tx.rollback().await.expect("rollback");
+}
+
+#[tokio::test]
+async fn the_web_role_calls_api_functions_but_not_their_helpers() {
+    let (db, _app) = fixture_app().await;
+    let mut config = db.config.clone();
+    config.options("-c role=pricing_web");
+    let web = connect(&config).await;
+    web.query_one(
+        "select api.list_models(null, null, null, null, null, null, null, null, 1, null, null)",
+        &[],
+    )
+    .await
+    .expect("a public api function");
+    for helper in [
+        "select api._cursor_make('models', 1, '{}', '[]')",
+        "select api._resolve_model('openai:o3')",
+        "select count(*) from api._channel_prices(current_date, array['openai:o3'])",
+    ] {
+        let err = web.query_one(helper, &[]).await.expect_err(helper);
+        assert_eq!(
+            err.code(),
+            Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE),
+            "{helper}"
+        );
+    }
+}
