@@ -19,3 +19,6 @@ begin
     end loop;
 end
 $$;
+-- Functions are executable by PUBLIC by default; schema `keys` is the owner's
+-- alone (the web role lacks USAGE on it as well).
+revoke all on all functions in schema keys from public;

@@ -10,6 +10,7 @@ use tokio_postgres::Config;
 use crate::cluster::LocalCluster;
 use crate::db;
 use crate::http::{App, AppState};
+use crate::keys;
 use crate::net::Cidr;
 use crate::publish;
 use crate::snapshot::{Checks, Snapshot};
@@ -40,6 +41,128 @@ enum Command {
     Migrate(DatabaseArgs),
     /// Publish a snapshot (docs/snapshot-format.md): diff, write, emit events, atomically.
     Publish(PublishArgs),
+    /// Issue, list and revoke API keys; show and set plan limits (docs/keys.md).
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Issue a key and print it (shown this once: it is stored only as a hash).
+    Issue(IssueArgs),
+    /// List keys by prefix with plan, label, dates and use of the current window.
+    List(DatabaseArgs),
+    /// Revoke a key; servers refuse it within 30 s (their key cache TTL).
+    Revoke {
+        /// The key's prefix as `pricing keys list` shows it (pr_live_ and 12 characters).
+        prefix: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Show each plan's quota, window and burst rate.
+    Plans(DatabaseArgs),
+    /// Change a plan's limits; accounting uses them from the next request on.
+    SetPlan(SetPlanArgs),
+}
+
+#[derive(Debug, Args)]
+struct IssueArgs {
+    /// The plan (tier) of the key: free or internal.
+    #[arg(long)]
+    tier: String,
+    /// When the key stops working: an RFC 3339 time or a duration from now
+    /// (e.g. 30d, 12h, 90m, 1w2d).
+    #[arg(long, value_parser = parse_expiry)]
+    expires: Option<Expiry>,
+    /// Free text to recognise the key by in listings (who has it, what for).
+    #[arg(long)]
+    label: Option<String>,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+struct SetPlanArgs {
+    /// The plan: anonymous, free, internal.
+    name: String,
+    /// Requests per window, or `unlimited`.
+    #[arg(long, value_parser = parse_limit)]
+    quota: Option<Limit>,
+    /// Window length in seconds.
+    #[arg(long)]
+    window_seconds: Option<i32>,
+    /// Requests per second (burst), or `unlimited`.
+    #[arg(long, value_parser = parse_limit)]
+    burst: Option<Limit>,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+/// A plan limit: a positive count or none.
+#[derive(Debug, Clone, Copy)]
+struct Limit(Option<i32>);
+
+fn parse_limit(s: &str) -> Result<Limit, String> {
+    if s.eq_ignore_ascii_case("unlimited") {
+        return Ok(Limit(None));
+    }
+    s.parse::<i32>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .map(|n| Limit(Some(n)))
+        .ok_or_else(|| format!("`{s}` is neither a positive number nor `unlimited`"))
+}
+
+/// An expiry as given on the command line.
+#[derive(Debug, Clone, Copy)]
+enum Expiry {
+    At(time::OffsetDateTime),
+    After(time::Duration),
+}
+
+impl Expiry {
+    fn resolve(self) -> time::OffsetDateTime {
+        match self {
+            Self::At(at) => at,
+            Self::After(after) => time::OffsetDateTime::now_utc() + after,
+        }
+    }
+}
+
+fn parse_expiry(s: &str) -> Result<Expiry, String> {
+    if let Ok(at) = parse_timestamp(s) {
+        return Ok(Expiry::At(at));
+    }
+    parse_duration(s).map(Expiry::After).ok_or_else(|| {
+        format!("`{s}` is neither an RFC 3339 time (2026-01-31T00:00:00Z) nor a duration (30d, 12h, 1w2d)")
+    })
+}
+
+/// `1w2d3h4m5s` and any part of it; at least one part.
+fn parse_duration(s: &str) -> Option<time::Duration> {
+    let mut total = time::Duration::ZERO;
+    let mut digits = String::new();
+    let mut parts = 0;
+    for c in s.trim().chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let n: i64 = digits.parse().ok()?;
+        digits.clear();
+        total += match c {
+            'w' => time::Duration::weeks(n),
+            'd' => time::Duration::days(n),
+            'h' => time::Duration::hours(n),
+            'm' => time::Duration::minutes(n),
+            's' => time::Duration::seconds(n),
+            _ => return None,
+        };
+        parts += 1;
+    }
+    (digits.is_empty() && parts > 0 && total.is_positive()).then_some(total)
 }
 
 #[derive(Debug, Args)]
@@ -124,6 +247,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             })
             .await
         }
+        Command::Keys { command } => keys_command(command).await,
         Command::Migrate(args) => {
             with_database(&args, |config| async move {
                 let mut client = db::connect(&config).await?;
@@ -141,6 +265,174 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             })
             .await
         }
+    }
+}
+
+async fn keys_command(command: KeysCommand) -> anyhow::Result<()> {
+    match command {
+        KeysCommand::Issue(args) => {
+            let expires_at = args.expires.map(Expiry::resolve);
+            with_owner(&args.database, |client| async move {
+                let issued =
+                    keys::issue(&client, &args.tier, args.label.as_deref(), expires_at).await?;
+                println!("{}", issued.key.expose());
+                eprintln!(
+                    "issued {} on plan {}, created {}, expires {}; the key is shown this once",
+                    keys::display_prefix(issued.key.lookup()),
+                    issued.plan,
+                    rfc3339(Some(issued.created_at)),
+                    rfc3339(issued.expires_at),
+                );
+                Ok(())
+            })
+            .await
+        }
+        KeysCommand::List(database) => {
+            with_owner(&database, |client| async move {
+                let rows: Vec<[String; 7]> = keys::list(&client)
+                    .await?
+                    .into_iter()
+                    .map(|k| {
+                        [
+                            k.prefix,
+                            k.plan,
+                            k.label.unwrap_or_else(|| "-".into()),
+                            rfc3339(Some(k.created_at)),
+                            rfc3339(k.expires_at),
+                            rfc3339(k.revoked_at),
+                            match k.quota {
+                                Some(quota) => format!("{}/{quota}", k.used.unwrap_or(0)),
+                                None => "unmetered".into(),
+                            },
+                        ]
+                    })
+                    .collect();
+                print_table(
+                    [
+                        "PREFIX", "PLAN", "LABEL", "CREATED", "EXPIRES", "REVOKED", "USED",
+                    ],
+                    &rows,
+                );
+                Ok(())
+            })
+            .await
+        }
+        KeysCommand::Revoke { prefix, database } => {
+            with_owner(&database, |client| async move {
+                let revoked = keys::revoke(&client, &prefix).await?;
+                let at = rfc3339(Some(revoked.revoked_at));
+                if revoked.newly {
+                    println!(
+                        "revoked at {at}; servers refuse it within {} s",
+                        keys::DEFAULT_CACHE_TTL.as_secs()
+                    );
+                } else {
+                    println!("already revoked at {at}");
+                }
+                Ok(())
+            })
+            .await
+        }
+        KeysCommand::Plans(database) => {
+            with_owner(&database, |client| async move {
+                print_plans(&keys::plans(&client).await?);
+                Ok(())
+            })
+            .await
+        }
+        KeysCommand::SetPlan(args) => {
+            with_owner(&args.database, |client| async move {
+                let plans = keys::plans(&client).await?;
+                let Some(mut plan) = plans.into_iter().find(|p| p.name == args.name) else {
+                    anyhow::bail!(
+                        "there is no plan named {} (see `pricing keys plans`)",
+                        args.name
+                    );
+                };
+                if let Some(Limit(quota)) = args.quota {
+                    plan.quota = quota;
+                }
+                if let Some(window) = args.window_seconds {
+                    plan.window_seconds = window;
+                }
+                if let Some(Limit(burst)) = args.burst {
+                    plan.burst_per_second = burst;
+                }
+                keys::set_plan(&client, &plan).await?;
+                print_plans(&[plan]);
+                Ok(())
+            })
+            .await
+        }
+    }
+}
+
+/// Runs `work` on an owner connection to a migrated database.
+async fn with_owner<F, Fut>(args: &DatabaseArgs, work: F) -> anyhow::Result<()>
+where
+    F: FnOnce(tokio_postgres::Client) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    with_database(args, |config| async move {
+        let mut client = db::connect(&config).await?;
+        db::migrate(&mut client).await?;
+        work(client).await
+    })
+    .await
+}
+
+fn print_plans(plans: &[keys::Plan]) {
+    let limit = |n: Option<i32>| n.map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
+    let rows: Vec<[String; 4]> = plans
+        .iter()
+        .map(|p| {
+            [
+                p.name.clone(),
+                limit(p.quota),
+                p.window_seconds.to_string(),
+                limit(p.burst_per_second),
+            ]
+        })
+        .collect();
+    print_table(
+        ["PLAN", "QUOTA", "WINDOW_SECONDS", "BURST_PER_SECOND"],
+        &rows,
+    );
+}
+
+fn rfc3339(t: Option<time::OffsetDateTime>) -> String {
+    t.and_then(|t| {
+        t.to_offset(time::UtcOffset::UTC)
+            .replace_nanosecond(0)
+            .ok()?
+            .format(&time::format_description::well_known::Rfc3339)
+            .ok()
+    })
+    .unwrap_or_else(|| "-".to_owned())
+}
+
+/// Prints left-aligned columns separated by two spaces.
+fn print_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
+    let mut widths = header.map(str::len);
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut out = String::new();
+        for (i, (cell, width)) in cells.iter().zip(widths).enumerate() {
+            if i + 1 == N {
+                out.push_str(cell);
+            } else {
+                out.push_str(&format!("{cell:<width$}  "));
+            }
+        }
+        println!("{}", out.trim_end());
+    };
+    line(header.to_vec());
+    for row in rows {
+        line(row.iter().map(String::as_str).collect());
     }
 }
 
@@ -204,5 +496,40 @@ async fn shutdown_signal() {
         Err(_) => {
             let _ = ctrl_c.await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expiries_are_rfc3339_times_or_durations_from_now() {
+        assert_eq!(parse_duration("30d"), Some(time::Duration::days(30)));
+        assert_eq!(
+            parse_duration("1w2d3h4m5s"),
+            Some(
+                time::Duration::weeks(1)
+                    + time::Duration::days(2)
+                    + time::Duration::hours(3)
+                    + time::Duration::minutes(4)
+                    + time::Duration::seconds(5)
+            )
+        );
+        assert_eq!(parse_duration("12"), None);
+        assert_eq!(parse_duration("0d"), None);
+        assert_eq!(parse_duration("5y"), None);
+        assert!(matches!(
+            parse_expiry("2030-01-31T00:00:00Z"),
+            Ok(Expiry::At(_))
+        ));
+        assert!(parse_expiry("soon").is_err());
+    }
+
+    #[test]
+    fn plan_limits_are_positive_numbers_or_unlimited() {
+        assert_eq!(parse_limit("unlimited").map(|l| l.0), Ok(None));
+        assert_eq!(parse_limit("5").map(|l| l.0), Ok(Some(5)));
+        assert!(parse_limit("0").is_err());
     }
 }

@@ -52,8 +52,21 @@ const API_SQL: &[(&str, &str)] = &[
     ),
     ("50_publish.sql", include_str!("../../sql/50_publish.sql")),
     ("55_listing.sql", include_str!("../../sql/55_listing.sql")),
+    ("60_keys.sql", include_str!("../../sql/60_keys.sql")),
+    (
+        "61_resolve_key.sql",
+        include_str!("../../sql/61_resolve_key.sql"),
+    ),
+    ("62_admit.sql", include_str!("../../sql/62_admit.sql")),
+    (
+        "63_sweep_counters.sql",
+        include_str!("../../sql/63_sweep_counters.sql"),
+    ),
     ("99_grants.sql", include_str!("../../sql/99_grants.sql")),
 ];
+
+/// The schemas created by the files of `API_SQL`, dropped before they are re-created.
+const REBUILT_SCHEMAS: &[&str] = &["api", "publish", "keys"];
 
 /// Arbitrary constant naming the migration lock for `pg_advisory_lock`.
 const MIGRATION_LOCK: i64 = 0x0070_7269_6369_6e67; // "pricing"
@@ -150,9 +163,13 @@ async fn migrate_locked(client: &mut Client) -> anyhow::Result<MigrateReport> {
         });
     }
     let tx = client.transaction().await?;
-    // Both schemas made from sql/ are re-created whole (50_publish.sql creates `publish`).
-    tx.batch_execute("drop schema if exists api cascade; drop schema if exists publish cascade")
-        .await?;
+    // Every schema that sql/ creates holds only views and functions: drop them
+    // all, or a rebuild fails on the first `create schema` of one that exists.
+    tx.batch_execute(&format!(
+        "drop schema if exists {} cascade",
+        REBUILT_SCHEMAS.join(", ")
+    ))
+    .await?;
     for (name, body) in API_SQL {
         tx.batch_execute(body)
             .await

@@ -36,6 +36,10 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// Anything unexpected; logged with details, shown without them.
     Internal,
+    /// A key was sent but is unknown, revoked or expired (REST only).
+    InvalidApiKey,
+    /// Plan quota or burst rate exceeded.
+    RateLimited,
 }
 
 impl ErrorCode {
@@ -53,6 +57,8 @@ impl ErrorCode {
             Self::NotFound => "NOT_FOUND",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::Internal => "INTERNAL",
+            Self::InvalidApiKey => "INVALID_API_KEY",
+            Self::RateLimited => "RATE_LIMITED",
         }
     }
 
@@ -69,6 +75,8 @@ impl ErrorCode {
             Self::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::InvalidApiKey => StatusCode::UNAUTHORIZED,
+            Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 

@@ -4,13 +4,17 @@
 //! the thin layer around it: configuration, the embedded PostgreSQL cluster,
 //! migrations, and the HTTP server.
 
+pub mod access;
 pub mod cli;
 pub mod cluster;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod keys;
+pub mod mcp;
 pub mod net;
 pub mod publish;
+pub mod quota;
 pub mod snapshot;
 pub mod telemetry;
 

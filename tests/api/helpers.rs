@@ -165,16 +165,42 @@ pub struct TestApp {
     pub addr: SocketAddr,
     pub http: reqwest::Client,
     contract: tokio::sync::OnceCell<&'static Contract>,
+    /// The server's state: its `access()` is what the MCP channel will call.
+    pub state: pricing::http::AppState,
     _stop: oneshot::Sender<()>,
+}
+
+/// How a test server differs from the default one.
+#[derive(Debug, Default, Clone)]
+pub struct AppOptions {
+    pub trusted_proxies: Vec<pricing::net::Cidr>,
+    pub key_cache_ttl: Option<Duration>,
+    pub pool_size: Option<usize>,
 }
 
 impl TestApp {
     pub async fn spawn(config: &Config) -> Self {
+        Self::spawn_with(config, AppOptions::default()).await
+    }
+
+    pub async fn spawn_with(config: &Config, options: AppOptions) -> Self {
         let mut owner = connect(config).await;
         pricing::db::migrate(&mut owner).await.expect("migrate");
-        let pool = pricing::db::web_pool(config, 4).expect("pool");
-        let state = pricing::http::AppState::new(pool, Vec::new());
-        let app = pricing::App::bind("127.0.0.1:0", state)
+        let pool = pricing::db::web_pool(config, options.pool_size.unwrap_or(4)).expect("pool");
+        Self::spawn_on(
+            pricing::http::AppState::new(pool, options.trusted_proxies),
+            options.key_cache_ttl,
+        )
+        .await
+    }
+
+    /// A server over a state built by the test (e.g. a pool to nowhere).
+    pub async fn spawn_on(state: pricing::http::AppState, key_cache_ttl: Option<Duration>) -> Self {
+        let state = match key_cache_ttl {
+            Some(ttl) => state.with_key_cache_ttl(ttl),
+            None => state,
+        };
+        let app = pricing::App::bind("127.0.0.1:0", state.clone())
             .await
             .expect("bind");
         let addr = app.local_addr();
@@ -190,6 +216,7 @@ impl TestApp {
             addr,
             http,
             contract: tokio::sync::OnceCell::new(),
+            state,
             _stop: stop,
         }
     }
@@ -306,8 +333,24 @@ pub async fn fixture_app() -> (TestDb, TestApp) {
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
     publish_fixture(&db, "snapshot-b.json").await;
-    let app = TestApp::spawn(&db.config).await;
+    let app = data_app(&db).await;
     (db, app)
+}
+
+/// A server for tests of the data endpoints: the anonymous plan of this test's
+/// own database is raised far beyond what a test sends, so that the data, not
+/// the rate limits (tests/api/quota.rs), is what is tested. Still counted.
+pub async fn data_app(db: &TestDb) -> TestApp {
+    db.client()
+        .await
+        .execute(
+            "update pricing.plans set quota = 1000000000, burst_per_second = 1000000
+             where name = 'anonymous'",
+            &[],
+        )
+        .await
+        .expect("raise the anonymous plan");
+    TestApp::spawn(&db.config).await
 }
 
 /// Percent-encodes one path segment or query value.
@@ -336,4 +379,22 @@ pub async fn publish_fixture(db: &TestDb, name: &str) -> publish::Report {
     publish::publish(&mut client, &snapshot, options)
         .await
         .unwrap_or_else(|e| panic!("publish {name}: {e}"))
+}
+
+/// A `postgres://` URL for a test database, for commands run as processes.
+pub fn database_url(config: &Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+        _ => "127.0.0.1".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    format!(
+        "postgres://{}:{}@{host}:{port}/{}",
+        config.get_user().unwrap_or("postgres"),
+        config
+            .get_password()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .unwrap_or_default(),
+        config.get_dbname().unwrap_or("postgres"),
+    )
 }

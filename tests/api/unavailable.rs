@@ -76,7 +76,7 @@ async fn data_endpoints_answer_503_while_the_database_is_down_and_recover() {
 #[tokio::test]
 async fn before_the_first_publish_data_endpoints_say_so_with_503() {
     let db = TestDb::new().await;
-    let app = TestApp::spawn(&db.config).await;
+    let app = crate::helpers::data_app(&db).await;
     for path in DATA_PATHS {
         let reply = app.call(path).await.expect(503);
         let body = reply.json();

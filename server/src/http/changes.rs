@@ -5,11 +5,11 @@ use salvo::prelude::*;
 
 use super::params::Query;
 use super::respond::{call_json, send_envelope};
-use super::state;
 use super::vocab::EVENT_TYPES;
+use super::{AppState, state};
 use crate::error::ApiError;
 
-const PARAMS: &[&str] = &[
+pub const PARAMS: &[&str] = &[
     "since",
     "until",
     "event_type",
@@ -51,9 +51,9 @@ impl<'q> Filters<'q> {
     }
 
     /// Calls `api.list_changes`.
-    pub(super) async fn fetch(&self, depot: &Depot) -> Result<serde_json::Value, ApiError> {
+    pub(super) async fn fetch(&self, state: &AppState) -> Result<serde_json::Value, ApiError> {
         call_json(
-            state(depot),
+            state,
             "select api.list_changes($1::date, $2::date, $3::text, $4::text, $5::int4, $6::int4, \
              $7::text)",
             &[
@@ -77,6 +77,11 @@ pub(super) async fn changes(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), PARAMS)?;
-    let result = Filters::parse(&q, 20)?.fetch(depot).await?;
+    let result = list_changes(state(depot), &q).await?;
     send_envelope(req, res, &q.normalized(), result)
+}
+
+/// `api.list_changes` for the parameters of `GET /api/v1/changes`.
+pub async fn list_changes(state: &AppState, q: &Query) -> Result<serde_json::Value, ApiError> {
+    Filters::parse(q, 20)?.fetch(state).await
 }

@@ -1,14 +1,15 @@
 //! `GET /api/v1/compare`: 2-5 models side by side (sql/34_compare.sql).
 
 use salvo::prelude::*;
+use serde_json::Value;
 
 use super::params::Query;
 use super::respond::{call_json, send_envelope};
-use super::state;
 use super::vocab::METRICS;
+use super::{AppState, state};
 use crate::error::ApiError;
 
-const PARAMS: &[&str] = &["ids", "metrics", "benchmark"];
+pub const PARAMS: &[&str] = &["ids", "metrics", "benchmark"];
 
 #[handler]
 pub(super) async fn compare(
@@ -17,6 +18,12 @@ pub(super) async fn compare(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), PARAMS)?;
+    let result = compare_models(state(depot), &q).await?;
+    send_envelope(req, res, &q.normalized(), result)
+}
+
+/// `api.compare` for the parameters of `GET /api/v1/compare`.
+pub async fn compare_models(state: &AppState, q: &Query) -> Result<Value, ApiError> {
     q.required("ids")?;
     let ids = q.list("ids").unwrap_or_default();
     if !(2..=5).contains(&ids.len()) {
@@ -31,11 +38,10 @@ pub(super) async fn compare(
         "benchmark",
         "aggregate or a benchmark name such as arena_overall",
     )?;
-    let result = call_json(
-        state(depot),
+    call_json(
+        state,
         "select api.compare($1::text[], $2::text[], $3::text)",
         &[&ids, &metrics, &benchmark],
     )
-    .await?;
-    send_envelope(req, res, &q.normalized(), result)
+    .await
 }

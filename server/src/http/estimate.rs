@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::params::Query;
 use super::respond::{SCHEMA_VERSION, call_json};
-use super::state;
+use super::{AppState, state};
 use crate::error::{ApiError, ValidationItem};
 
 /// The body fields, in the order they are checked.
@@ -338,14 +338,24 @@ pub(super) async fn estimate_cost(
             )
         })?
         .to_vec();
-    let body = read_body(&bytes)?;
+    let envelope = estimate_envelope(state(depot), &bytes).await?;
+    let _ = res.add_header(CACHE_CONTROL, "no-store", true);
+    res.render(Json(envelope));
+    Ok(())
+}
+
+/// The whole of `POST /api/v1/estimate` after the HTTP checks: the body read
+/// (422) and validated (400), the prices from `api.estimate_prices`, the
+/// estimates from the estimator crate, and the envelope.
+pub async fn estimate_envelope(state: &AppState, bytes: &[u8]) -> Result<Value, ApiError> {
+    let body = read_body(bytes)?;
     let resolved = workload(&body)?.validate().map_err(|e| {
         let field = e.field().as_str();
         ApiError::invalid(field, e.to_string(), e.allowed())
     })?;
 
     let result = call_json(
-        state(depot),
+        state,
         "select api.estimate_prices($1::text[])",
         &[&body.model_ids],
     )
@@ -405,16 +415,13 @@ pub(super) async fn estimate_cost(
     assumptions.insert("period".into(), json!("month"));
 
     let count = estimates.len();
-    let envelope = json!({
+    Ok(json!({
         "schema_version": SCHEMA_VERSION,
         "as_of": result["as_of"],
         "data": {"assumptions": assumptions, "estimates": estimates},
         "pagination": {"count": count, "total_count": count, "has_more": false, "next_cursor": null},
         "truncated": false,
-    });
-    let _ = res.add_header(CACHE_CONTROL, "no-store", true);
-    res.render(Json(envelope));
-    Ok(())
+    }))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use time::{Date, OffsetDateTime};
 use super::changes::Filters;
 use super::params::Query;
 use super::respond::{etag, send_cached};
+use super::state;
 use crate::error::ApiError;
 
 const PARAMS: &[&str] = &[
@@ -38,7 +39,7 @@ struct Feed {
 
 async fn load(req: &Request, depot: &Depot) -> Result<(Feed, String), ApiError> {
     let q = Query::parse(req.uri().query(), PARAMS)?;
-    let result = Filters::parse(&q, FEED_LIMIT)?.fetch(depot).await?;
+    let result = Filters::parse(&q, FEED_LIMIT)?.fetch(state(depot)).await?;
     let host = req
         .headers()
         .get("host")

@@ -46,5 +46,6 @@ pub(super) async fn healthz(depot: &mut Depot, res: &mut Response) {
         "version": env!("CARGO_PKG_VERSION"),
         "uptime_seconds": state.started.elapsed().as_secs(),
         "pool": {"size": pool.size, "available": pool.available, "waiting": pool.waiting},
+        "quota_accounting": state.access.accountant().stats(),
     })));
 }

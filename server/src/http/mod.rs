@@ -1,13 +1,14 @@
-//! The HTTP server: routes, shared state, access log and error catcher.
+//! The HTTP server: routes, shared state, access log, rate limits and error catcher.
 
-mod changes;
-mod compare;
+pub(crate) mod changes;
+pub(crate) mod compare;
 mod demo;
 mod dumps;
-mod estimate;
+pub(crate) mod estimate;
 mod feeds;
 mod health;
-mod models;
+mod limits;
+pub(crate) mod models;
 mod openapi;
 pub mod params;
 pub mod respond;
@@ -29,8 +30,9 @@ use salvo::conn::tcp::TcpAcceptor;
 use salvo::http::StatusCode;
 use salvo::prelude::*;
 
+use crate::access::{Access, Caller};
 use crate::error::{ApiError, ErrorCode};
-use crate::net::{Cidr, client_ip};
+use crate::net::Cidr;
 
 /// What every handler can reach, injected into the depot.
 #[derive(Debug, Clone)]
@@ -38,6 +40,7 @@ pub struct AppState {
     pool: Pool,
     started: Instant,
     trusted_proxies: Arc<[Cidr]>,
+    access: Access,
     /// The built browser calculator served at `/demo/` (see demo.rs).
     demo_dir: PathBuf,
 }
@@ -46,11 +49,23 @@ impl AppState {
     /// State over a pool of `pricing_web` connections.
     pub fn new(pool: Pool, trusted_proxies: Vec<Cidr>) -> Self {
         Self {
+            access: Access::new(pool.clone()),
             pool,
             started: Instant::now(),
             trusted_proxies: trusted_proxies.into(),
             demo_dir: PathBuf::from(DEFAULT_DEMO_DIR),
         }
+    }
+
+    /// The same state with another API key cache TTL (zero: no caching).
+    pub fn with_key_cache_ttl(mut self, ttl: Duration) -> Self {
+        self.access = Access::with_key_cache_ttl(self.pool.clone(), ttl);
+        self
+    }
+
+    /// Key resolution and quota accounting, also for channels other than REST (MCP).
+    pub fn access(&self) -> &Access {
+        &self.access
     }
 
     /// Serves the browser calculator at `/demo/` from `dir` instead of [`DEFAULT_DEMO_DIR`].
@@ -98,17 +113,19 @@ impl App {
             handle.stop_graceful(Some(Duration::from_secs(10)));
         });
         tracing::info!(addr = %self.addr, "serving");
+        let sweeper = self.state.access.accountant().spawn_sweeper();
         server.serve(service(self.state)).await;
+        sweeper.abort();
     }
 }
 
-/// The whole service: routes, state and the JSON error catcher.
+/// The whole service: routes, state, access log, rate limits and the JSON
+/// error catcher. The hoops are the service's, not the router's, so that they
+/// also run for paths no route matches (those 404s are logged and counted).
 pub fn service(state: AppState) -> Service {
     // The browser calculator (web-demo/): static files, outside the API.
     let demo = demo::router(&state.demo_dir);
     let router = Router::new()
-        .hoop(affix_state::inject(state))
-        .hoop(access_log)
         .push(Router::with_path("healthz").get(health::healthz))
         .push(
             Router::with_path("api/v1")
@@ -132,30 +149,28 @@ pub fn service(state: AppState) -> Service {
         )
         .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv))
         .push(demo);
-    Service::new(router).catcher(Catcher::new(json_errors))
+    Service::new(router)
+        .hoop(affix_state::inject(state))
+        .hoop(access_log)
+        .hoop(limits::rate_limit)
+        .catcher(Catcher::new(json_errors))
 }
 
 fn state(depot: &Depot) -> &AppState {
-    // Injected by the router's first hoop for every request.
+    // Injected by the service's first hoop for every request.
     depot
         .get_typed::<AppState>()
         .unwrap_or_else(|_| unreachable!("AppState is injected for every route"))
 }
 
-/// Logs one line per request; the `key` query parameter never reaches the log.
+/// Logs one line per request. Keys never reach the log: the `key` query
+/// parameter is redacted and a caller is named by its key's prefix only.
 #[handler]
 async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
     let started = Instant::now();
     ctrl.call_next(req, depot, res).await;
-    let peer = req
-        .remote_addr()
-        .as_ipv4()
-        .map(|a| (*a.ip()).into())
-        .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()));
-    let client = peer.map(|peer| {
-        let forwarded = req.header::<String>("x-forwarded-for");
-        client_ip(peer, forwarded.as_deref(), &state(depot).trusted_proxies)
-    });
+    let client = limits::client_addr(req, &state(depot).trusted_proxies);
+    let caller = depot.get_typed::<Caller>().ok().map(Caller::log_name);
     let query = redact_query(req.uri().query().unwrap_or(""));
     tracing::info!(
         method = %req.method(),
@@ -164,18 +179,30 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
         status = res.status_code.unwrap_or(StatusCode::OK).as_u16(),
         micros = started.elapsed().as_micros() as u64,
         client = ?client,
+        caller = caller.as_deref().unwrap_or("-"),
         "request"
     );
 }
 
-/// Replaces the value of every `key` parameter with `REDACTED`.
+/// Replaces with `REDACTED` the value of every parameter that is `key` once
+/// decoded (`k%65y` too: the server would take it as the key) or whose value
+/// looks like a key, whatever the parameter.
 fn redact_query(query: &str) -> String {
     query
         .split('&')
         .filter(|p| !p.is_empty())
-        .map(|pair| match pair.split_once('=') {
-            Some(("key", _)) => "key=REDACTED",
-            _ => pair,
+        .map(|pair| {
+            let Some((raw_name, _)) = pair.split_once('=') else {
+                return pair.to_owned();
+            };
+            let secret = form_urlencoded::parse(pair.as_bytes()).any(|(name, value)| {
+                name == "key" || value.trim_start().starts_with(crate::keys::KEY_PREFIX)
+            });
+            if secret {
+                format!("{raw_name}=REDACTED")
+            } else {
+                pair.to_owned()
+            }
         })
         .collect::<Vec<_>>()
         .join("&")
@@ -219,5 +246,16 @@ mod tests {
             "limit=5&key=REDACTED&keyword=x"
         );
         assert_eq!(redact_query(""), "");
+    }
+
+    #[test]
+    fn encoded_key_names_and_key_like_values_are_redacted_too() {
+        assert_eq!(redact_query("k%65y=secret&a=1"), "k%65y=REDACTED&a=1");
+        assert_eq!(
+            redact_query("api_key=pr_live_secret&q=pr"),
+            "api_key=REDACTED&q=pr"
+        );
+        assert_eq!(redact_query("token=pr%5Flive%5Fsecret"), "token=REDACTED");
+        assert_eq!(redact_query("key"), "key");
     }
 }

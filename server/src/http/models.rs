@@ -3,14 +3,15 @@
 //! (sql/31_list_models.sql, 32_get_model.sql, 33_model_history.sql), wrap.
 
 use salvo::prelude::*;
+use serde_json::Value;
 
 use super::params::Query;
 use super::respond::{call_json, send_envelope};
-use super::state;
 use super::vocab::{CHANNELS, COMPONENTS, GRANULARITIES, INCLUDES, MODALITIES, SORTS, STATUSES};
+use super::{AppState, state};
 use crate::error::ApiError;
 
-const LIST_PARAMS: &[&str] = &[
+pub const LIST_PARAMS: &[&str] = &[
     "query",
     "provider",
     "modality",
@@ -23,8 +24,8 @@ const LIST_PARAMS: &[&str] = &[
     "cursor",
     "as_of",
 ];
-const CARD_PARAMS: &[&str] = &["include", "as_of"];
-const HISTORY_PARAMS: &[&str] = &[
+pub const CARD_PARAMS: &[&str] = &["include", "as_of"];
+pub const HISTORY_PARAMS: &[&str] = &[
     "component",
     "channel",
     "since",
@@ -48,6 +49,12 @@ pub(super) async fn list(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), LIST_PARAMS)?;
+    let result = list_models(state(depot), &q).await?;
+    send_envelope(req, res, &q.normalized(), result)
+}
+
+/// `api.list_models` for the parameters of `GET /api/v1/models`.
+pub async fn list_models(state: &AppState, q: &Query) -> Result<Value, ApiError> {
     let text = q.text("query");
     if text.is_some_and(|t| t.chars().count() > MAX_QUERY_CHARS) {
         return Err(ApiError::invalid(
@@ -66,8 +73,8 @@ pub(super) async fn list(
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(20);
     let cursor = q.text("cursor");
     let as_of = q.date("as_of")?;
-    let result = call_json(
-        state(depot),
+    call_json(
+        state,
         "select api.list_models($1::text, $2::text, $3::text, $4::text, $5::text, $6::int4, \
          $7::numeric, $8::text, $9::int4, $10::text, $11::date)",
         &[
@@ -84,12 +91,17 @@ pub(super) async fn list(
             &as_of,
         ],
     )
-    .await?;
-    send_envelope(req, res, &q.normalized(), result)
+    .await
 }
 
 fn model_id(req: &Request) -> Result<String, ApiError> {
     let id = req.param::<String>("model_id").unwrap_or_default();
+    check_model_id(&id)?;
+    Ok(id)
+}
+
+/// A model id (path parameter) is any text without NUL characters.
+pub fn check_model_id(id: &str) -> Result<(), ApiError> {
     if id.contains('\0') {
         return Err(ApiError::invalid(
             "model_id",
@@ -97,7 +109,7 @@ fn model_id(req: &Request) -> Result<String, ApiError> {
             "a model id such as openai:gpt-4o",
         ));
     }
-    Ok(id)
+    Ok(())
 }
 
 #[handler]
@@ -107,16 +119,21 @@ pub(super) async fn card(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), CARD_PARAMS)?;
+    let id = model_id(req)?;
+    let result = get_model(state(depot), &id, &q).await?;
+    send_envelope(req, res, &q.normalized(), result)
+}
+
+/// `api.get_model` for the parameters of `GET /api/v1/models/{model_id}`.
+pub async fn get_model(state: &AppState, id: &str, q: &Query) -> Result<Value, ApiError> {
     let include = q.list_of("include", INCLUDES)?;
     let as_of = q.date("as_of")?;
-    let id = model_id(req)?;
-    let result = call_json(
-        state(depot),
+    call_json(
+        state,
         "select api.get_model($1::text, $2::text[], $3::date)",
         &[&id, &include, &as_of],
     )
-    .await?;
-    send_envelope(req, res, &q.normalized(), result)
+    .await
 }
 
 #[handler]
@@ -126,6 +143,13 @@ pub(super) async fn history(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), HISTORY_PARAMS)?;
+    let id = model_id(req)?;
+    let result = model_history(state(depot), &id, &q).await?;
+    send_envelope(req, res, &q.normalized(), result)
+}
+
+/// `api.model_history` for the parameters of `GET /api/v1/models/{model_id}/history`.
+pub async fn model_history(state: &AppState, id: &str, q: &Query) -> Result<Value, ApiError> {
     let component = q.one_of("component", COMPONENTS)?;
     let channel = q.one_of("channel", CHANNELS)?;
     let since = q.date("since")?;
@@ -133,9 +157,8 @@ pub(super) async fn history(
     let granularity = q.one_of("granularity", GRANULARITIES)?;
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(50);
     let cursor = q.text("cursor");
-    let id = model_id(req)?;
-    let result = call_json(
-        state(depot),
+    call_json(
+        state,
         "select api.model_history($1::text, $2::text, $3::text, $4::date, $5::date, $6::text, \
          $7::int4, $8::text)",
         &[
@@ -149,6 +172,5 @@ pub(super) async fn history(
             &cursor,
         ],
     )
-    .await?;
-    send_envelope(req, res, &q.normalized(), result)
+    .await
 }

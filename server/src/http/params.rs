@@ -52,6 +52,33 @@ impl Query {
         Ok(Self { pairs })
     }
 
+    /// The query of an MCP tool call, from its JSON arguments: each argument
+    /// as the URL parameter of the same name would carry it (lists joined with
+    /// commas), then parsed by the same rules as a URL's query.
+    pub fn from_json(
+        args: &serde_json::Map<String, serde_json::Value>,
+        allowed: &[&str],
+    ) -> Result<Self, ApiError> {
+        use serde_json::Value;
+        let text = |v: &Value| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let mut raw = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in args {
+            match value {
+                Value::Null => {}
+                Value::Array(items) => {
+                    raw.append_pair(name, &items.iter().map(text).collect::<Vec<_>>().join(","));
+                }
+                other => {
+                    raw.append_pair(name, &text(other));
+                }
+            }
+        }
+        Self::parse(Some(&raw.finish()), allowed)
+    }
+
     /// The raw value, `None` when absent.
     fn raw(&self, name: &str) -> Option<&str> {
         self.pairs

@@ -1,0 +1,158 @@
+//! Keys and rate limits on REST: a service hoop, so that it runs before routing
+//! and also for paths no route matches. Every request under `/api/v1` except
+//! health (and CORS preflights) is resolved and counted through
+//! [`crate::access`]; its response carries `X-RateLimit-Limit`,
+//! `X-RateLimit-Remaining` and `X-RateLimit-Reset` (when the plan has a quota
+//! and the accounting answered), whatever its status. A refused request gets
+//! 429 `RATE_LIMITED` with `Retry-After`; a key that does not work, 401
+//! `INVALID_API_KEY`. Paths outside `/api/v1` are not counted here: `/mcp`
+//! counts its tool calls itself, through the same [`crate::access::Access`].
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use salvo::http::Method;
+use salvo::http::header::{HeaderName, HeaderValue, RETRY_AFTER};
+use salvo::prelude::*;
+use time::format_description::well_known::Rfc3339;
+
+use super::state;
+use crate::access::{Caller, KeyPolicy, credential_from};
+use crate::error::{ApiError, ErrorCode};
+use crate::net::client_ip;
+use crate::quota::{Decision, Refusal};
+
+const LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
+const REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
+const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
+
+/// Whether a request is counted: under `/api/v1`, not health, not OPTIONS.
+pub(super) fn is_counted(method: &Method, path: &str) -> bool {
+    if method == Method::OPTIONS {
+        return false;
+    }
+    match path.strip_prefix("/api/v1") {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            rest.trim_end_matches('/') != "/health"
+        }
+        _ => false,
+    }
+}
+
+/// The client address (see [`crate::net::client_ip`]); `0.0.0.0` when the
+/// connection has no IP peer.
+pub(super) fn client_addr(req: &Request, trusted: &[crate::net::Cidr]) -> Option<IpAddr> {
+    let peer: IpAddr = req
+        .remote_addr()
+        .as_ipv4()
+        .map(|a| (*a.ip()).into())
+        .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()))?;
+    let forwarded = req
+        .headers()
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok());
+    Some(client_ip(peer, forwarded, trusted))
+}
+
+#[handler]
+pub(super) async fn rate_limit(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    if !is_counted(req.method(), req.uri().path()) {
+        return;
+    }
+    let state = state(depot);
+    let client = client_addr(req, &state.trusted_proxies).unwrap_or(Ipv4Addr::UNSPECIFIED.into());
+    let credential = credential_from(req.headers(), req.uri().query());
+    let admission = state
+        .access
+        .admit(credential.as_deref(), client, KeyPolicy::Strict)
+        .await;
+    write_headers(res, &admission.decision);
+    let caller = admission.caller;
+    if let Decision::Refused {
+        by, retry_after, ..
+    } = admission.decision
+    {
+        res.headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from(retry_after));
+        rate_limited(&caller, by, &admission.decision, retry_after).render(res);
+        ctrl.skip_rest();
+    } else if let Some(problem) = admission.key_problem {
+        ApiError::new(
+            ErrorCode::InvalidApiKey,
+            problem.message(),
+            "request a new free key or omit the key",
+        )
+        .render(res);
+        ctrl.skip_rest();
+    }
+    depot.insert_typed(caller);
+}
+
+fn write_headers(res: &mut Response, decision: &Decision) {
+    if let Some(window) = decision.window() {
+        let headers = res.headers_mut();
+        headers.insert(LIMIT, HeaderValue::from(window.limit));
+        headers.insert(REMAINING, HeaderValue::from(window.remaining));
+        headers.insert(RESET, HeaderValue::from(window.reset));
+    }
+}
+
+fn rate_limited(caller: &Caller, by: Refusal, decision: &Decision, wait: u32) -> ApiError {
+    let plan = caller.plan();
+    let seconds = if wait == 1 { "second" } else { "seconds" };
+    match by {
+        Refusal::Quota => {
+            let until = decision
+                .window()
+                .and_then(|w| time::OffsetDateTime::from_unix_timestamp(w.reset).ok())
+                .and_then(|t| t.format(&Rfc3339).ok())
+                .map(|t| format!(" until {t}"))
+                .unwrap_or_default();
+            let limit = decision
+                .window()
+                .map(|w| format!(" of {} requests", w.limit))
+                .unwrap_or_default();
+            let next_step = match caller {
+                Caller::Anonymous(_) => format!(
+                    "wait {wait} {seconds} (Retry-After), or send a free API key for a larger quota"
+                ),
+                Caller::Key(_) => format!("wait {wait} {seconds} (Retry-After)"),
+            };
+            ApiError::new(
+                ErrorCode::RateLimited,
+                format!("the {plan} quota{limit} is used up{until}"),
+                next_step,
+            )
+        }
+        Refusal::Burst => ApiError::new(
+            ErrorCode::RateLimited,
+            format!("too many requests per second for the {plan} plan"),
+            format!("wait {wait} {seconds} (Retry-After) and space out requests"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_v1_is_counted_except_health_and_preflights() {
+        assert!(is_counted(&Method::GET, "/api/v1/models"));
+        assert!(is_counted(&Method::POST, "/api/v1/estimate"));
+        assert!(is_counted(&Method::GET, "/api/v1/nothing"));
+        assert!(is_counted(&Method::GET, "/api/v1"));
+        assert!(is_counted(&Method::GET, "/api/v1/openapi.json"));
+        assert!(!is_counted(&Method::GET, "/api/v1/health"));
+        assert!(!is_counted(&Method::GET, "/api/v1/health/"));
+        assert!(!is_counted(&Method::OPTIONS, "/api/v1/models"));
+        assert!(!is_counted(&Method::GET, "/healthz"));
+        assert!(!is_counted(&Method::GET, "/api/v10/models"));
+        assert!(!is_counted(&Method::POST, "/mcp"));
+        assert!(!is_counted(&Method::GET, "/feeds/changes.xml"));
+    }
+}

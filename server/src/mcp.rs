@@ -1,0 +1,376 @@
+//! The MCP channel: the six tool twins of the REST endpoints (spec part 4),
+//! over Streamable HTTP at `/mcp` on the same listener, and over stdio.
+//!
+//! Each tool takes the parameters of its endpoint, described by an input JSON
+//! Schema built from the served OpenAPI document (so the two never disagree),
+//! validated with `jsonschema` before any query; then it runs the very code of
+//! the endpoint (same parsing, same `api` function) and returns the REST
+//! envelope as structured content with a short text rendering. The spec's
+//! errors come back as tool errors carrying the same `{"error": {...}}` body.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value, json};
+
+use crate::error::{ApiError, ErrorCode};
+use crate::http::params::Query;
+use crate::http::respond::envelope;
+use crate::http::{AppState, OPENAPI_JSON, changes, compare, estimate, models};
+
+/// One tool: its name, the endpoint it twins, and when to use it.
+struct Twin {
+    name: &'static str,
+    path: &'static str,
+    method: &'static str,
+    description: &'static str,
+}
+
+const TWINS: &[Twin] = &[
+    Twin {
+        name: "pricing_list_models",
+        path: "/api/v1/models",
+        method: "get",
+        description: "Search and filter token-priced AI models with their current prices (USD per 1M tokens, \
+            decimal strings). Use it to find models by name, provider, modality, status, channel, context \
+            window or maximum input price, sorted by price, context or last update. Paginated: pass \
+            pagination.next_cursor back as `cursor` with the same filters. Twin of GET /api/v1/models.",
+    },
+    Twin {
+        name: "pricing_get_model",
+        path: "/api/v1/models/{model_id}",
+        method: "get",
+        description: "The full card of one model: current prices on every channel, context window, lifecycle; \
+            with `include` also deprecation, benchmarks, aliases and a history summary. Accepts canonical ids \
+            (openai:gpt-4o), provider API ids and renamed slugs; an unknown id returns suggestions. Use it once \
+            you know which model you mean. Twin of GET /api/v1/models/{model_id}.",
+    },
+    Twin {
+        name: "pricing_price_history",
+        path: "/api/v1/models/{model_id}/history",
+        method: "get",
+        description: "Price changes of one model over a window of at most 365 days, oldest first, or a daily \
+            series of the price in effect each day (granularity=daily). Use it to see how and when a model's \
+            price moved. Twin of GET /api/v1/models/{model_id}/history.",
+    },
+    Twin {
+        name: "pricing_compare",
+        path: "/api/v1/compare",
+        method: "get",
+        description: "Compare 2 to 5 models side by side: input, output and blended prices, context window, \
+            benchmark score and price per benchmark point. Use it when choosing between known models. Twin of \
+            GET /api/v1/compare.",
+    },
+    Twin {
+        name: "pricing_estimate_cost",
+        path: "/api/v1/estimate",
+        method: "post",
+        description: "Estimate the monthly USD cost of a token workload (requests per month with a task preset \
+            or explicit tokens per request, cache hit rate, batch share) for up to 10 models, or for the 10 \
+            cheapest active text models when model_ids is omitted; rows ordered by total cost, with the \
+            assumptions used. Twin of POST /api/v1/estimate.",
+    },
+    Twin {
+        name: "pricing_recent_changes",
+        path: "/api/v1/changes",
+        method: "get",
+        description: "The feed of published pricing and lifecycle events (price changes, scheduled changes, \
+            launches, deprecations, retirements, limit changes) with significance scores 0-100, newest first; \
+            filter by window (at most 365 days), type, provider and minimum significance. Use it to learn what \
+            changed recently. Twin of GET /api/v1/changes.",
+    },
+];
+
+/// Tools with their input schemas and compiled validators, built once.
+#[derive(Debug)]
+pub struct Catalog {
+    tools: Vec<Tool>,
+    validators: HashMap<&'static str, jsonschema::Validator>,
+}
+
+impl Catalog {
+    /// Builds every tool's input schema from the OpenAPI document.
+    pub fn new() -> anyhow::Result<Self> {
+        let doc: Value = serde_json::from_str(OPENAPI_JSON)?;
+        let mut tools = Vec::new();
+        let mut validators = HashMap::new();
+        for twin in TWINS {
+            let schema = input_schema(&doc, twin)?;
+            let validator = jsonschema::validator_for(&schema)
+                .map_err(|e| anyhow::anyhow!("input schema of {}: {e}", twin.name))?;
+            validators.insert(twin.name, validator);
+            let Value::Object(schema) = schema else {
+                anyhow::bail!("input schema of {} is not an object", twin.name);
+            };
+            let mut annotations = ToolAnnotations::with_title(twin.name);
+            annotations.read_only_hint = Some(true);
+            annotations.open_world_hint = Some(false);
+            tools.push(
+                Tool::new(twin.name, twin.description, Arc::new(schema))
+                    .with_annotations(annotations),
+            );
+        }
+        Ok(Self { tools, validators })
+    }
+
+    /// The tool definitions.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Checks arguments against the tool's input schema.
+    fn validate(&self, tool: &str, args: &Value) -> Result<(), ApiError> {
+        let Some(validator) = self.validators.get(tool) else {
+            return Ok(());
+        };
+        let problems: Vec<String> = validator
+            .iter_errors(args)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                if at.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{at}: {e}")
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            ErrorCode::InvalidArgument,
+            format!("invalid arguments for {tool}: {}", problems.join("; ")),
+            "fix the arguments to match the tool's input schema (see tools/list)",
+        )
+        .with("details", json!(problems)))
+    }
+}
+
+/// Resolves local `$ref`s (`#/components/...`) by copying what they point to.
+fn inline_refs(doc: &Value, value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get("$ref")
+                && let Some(pointer) = target.strip_prefix('#')
+                && let Some(found) = doc.pointer(pointer)
+            {
+                return inline_refs(doc, found);
+            }
+            Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), inline_refs(doc, v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| inline_refs(doc, v)).collect()),
+        other => other.clone(),
+    }
+}
+
+fn input_schema(doc: &Value, twin: &Twin) -> anyhow::Result<Value> {
+    let operation = doc
+        .pointer(&format!(
+            "/paths/{}/{}",
+            twin.path.replace('/', "~1"),
+            twin.method
+        ))
+        .ok_or_else(|| {
+            anyhow::anyhow!("the OpenAPI document has no {} {}", twin.method, twin.path)
+        })?;
+    if twin.method == "post" {
+        let body = operation
+            .pointer("/requestBody/content/application~1json/schema")
+            .ok_or_else(|| anyhow::anyhow!("no JSON body schema for {}", twin.path))?;
+        let mut schema = inline_refs(doc, body);
+        schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+        return Ok(schema);
+    }
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for parameter in operation["parameters"].as_array().into_iter().flatten() {
+        let parameter = inline_refs(doc, parameter);
+        let Some(name) = parameter["name"].as_str() else {
+            continue;
+        };
+        let mut schema = parameter["schema"].clone();
+        if let (Some(description), Value::Object(s)) =
+            (parameter["description"].as_str(), &mut schema)
+        {
+            s.entry("description").or_insert_with(|| json!(description));
+        }
+        if parameter["required"].as_bool() == Some(true) {
+            required.push(json!(name));
+        }
+        properties.insert(name.to_owned(), schema);
+    }
+    Ok(json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    }))
+}
+
+/// The MCP server: one per session (or per request, stateless).
+#[derive(Debug, Clone)]
+pub struct PricingMcp {
+    state: AppState,
+    catalog: Arc<Catalog>,
+}
+
+impl PricingMcp {
+    /// A server answering from `state` with the tools of `catalog`.
+    pub fn new(state: AppState, catalog: Arc<Catalog>) -> Self {
+        Self { state, catalog }
+    }
+
+    /// Runs one tool: validate, then the endpoint's own code; the envelope or the error body.
+    pub async fn run(&self, tool: &str, args: Value) -> Result<Value, ApiError> {
+        self.catalog.validate(tool, &args)?;
+        let empty = Map::new();
+        let map = args.as_object().unwrap_or(&empty);
+        let state = &self.state;
+        let result = match tool {
+            "pricing_list_models" => {
+                models::list_models(state, &Query::from_json(map, models::LIST_PARAMS)?).await?
+            }
+            "pricing_get_model" | "pricing_price_history" => {
+                let mut rest = map.clone();
+                let id = match rest.remove("model_id") {
+                    Some(Value::String(id)) => id,
+                    _ => String::new(),
+                };
+                models::check_model_id(&id)?;
+                if tool == "pricing_get_model" {
+                    models::get_model(state, &id, &Query::from_json(&rest, models::CARD_PARAMS)?)
+                        .await?
+                } else {
+                    models::model_history(
+                        state,
+                        &id,
+                        &Query::from_json(&rest, models::HISTORY_PARAMS)?,
+                    )
+                    .await?
+                }
+            }
+            "pricing_compare" => {
+                compare::compare_models(state, &Query::from_json(map, compare::PARAMS)?).await?
+            }
+            "pricing_recent_changes" => {
+                changes::list_changes(state, &Query::from_json(map, changes::PARAMS)?).await?
+            }
+            "pricing_estimate_cost" => {
+                let bytes = serde_json::to_vec(&args)
+                    .map_err(|e| ApiError::internal("encoding arguments", &e))?;
+                return estimate::estimate_envelope(state, &bytes).await;
+            }
+            other => {
+                return Err(ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("no tool named {other}"),
+                    "call tools/list for the tools this server has",
+                ));
+            }
+        };
+        Ok(envelope(result).body)
+    }
+}
+
+/// A line or two a person or an agent can read before the structured content.
+fn summary(tool: &str, body: &Value) -> String {
+    let data = &body["data"];
+    let count = body["pagination"]["count"].as_u64();
+    let total = body["pagination"]["total_count"].as_u64();
+    let head = match tool {
+        "pricing_get_model" => format!("model {}", data["id"].as_str().unwrap_or("?")),
+        _ => match (count, total) {
+            (Some(c), Some(t)) => format!("{c} of {t} results"),
+            _ => "result".to_owned(),
+        },
+    };
+    let more = if body["pagination"]["has_more"].as_bool() == Some(true) {
+        "; more with `cursor` = pagination.next_cursor"
+    } else {
+        ""
+    };
+    format!(
+        "{tool}: {head} as of {}{more}. The full response (the REST envelope) is in the structured content.",
+        body["as_of"].as_str().unwrap_or("?")
+    )
+}
+
+fn tool_result(tool: &str, outcome: Result<Value, ApiError>) -> CallToolResult {
+    match outcome {
+        Ok(body) => {
+            let text = summary(tool, &body);
+            let mut result = CallToolResult::structured(body);
+            result.content = vec![ContentBlock::text(text)];
+            result
+        }
+        Err(err) => {
+            let body = err.body();
+            let text = format!(
+                "{}: {} Next step: {}",
+                body["error"]["code"].as_str().unwrap_or("ERROR"),
+                body["error"]["message"].as_str().unwrap_or(""),
+                body["error"]["next_step"].as_str().unwrap_or("")
+            );
+            let mut result = CallToolResult::structured_error(body);
+            result.content = vec![ContentBlock::text(text)];
+            result
+        }
+    }
+}
+
+impl ServerHandler for PricingMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("pricing", env!("CARGO_PKG_VERSION"))
+                    .with_title("Model Pricing Service")
+                    .with_description("Published prices of token-priced AI models (USD per 1M tokens), history, changes, comparisons and cost estimates"),
+            )
+            .with_instructions(
+                "Prices are USD per 1M tokens as exact decimal strings. Find models with pricing_list_models, \
+                 read one with pricing_get_model, compare candidates with pricing_compare, estimate a monthly \
+                 bill with pricing_estimate_cost, follow moves with pricing_price_history and \
+                 pricing_recent_changes. Every result carries as_of, the time of the last publish.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.catalog.tools().to_vec(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.catalog
+            .tools()
+            .iter()
+            .find(|t| t.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let outcome = self.run(&request.name, args).await;
+        Ok(tool_result(&request.name, outcome).into())
+    }
+}

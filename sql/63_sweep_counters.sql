@@ -1,0 +1,21 @@
+-- api.sweep_counters(): deletes quota windows that ended over a minute ago and
+-- burst buckets that have been full for a minute (both the same as no row).
+-- Each server calls it every few minutes; running it concurrently is harmless.
+-- Returns the number of rows deleted.
+create function api.sweep_counters()
+returns bigint
+language plpgsql volatile security definer
+set search_path = pricing, pg_temp
+as $$
+declare
+    v_windows bigint;
+    v_buckets bigint;
+begin
+    delete from pricing.quota_windows as w where w.window_end < now() - interval '1 minute';
+    get diagnostics v_windows = row_count;
+    delete from pricing.burst_buckets as b
+    where b.tat_us < (extract(epoch from now() - interval '1 minute') * 1000000)::bigint;
+    get diagnostics v_buckets = row_count;
+    return v_windows + v_buckets;
+end
+$$;
