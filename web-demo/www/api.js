@@ -16,10 +16,63 @@ export class ApiError extends Error {
   }
 }
 
+/** Where the optional API key is kept: this tab only, never the shareable URL. */
+const KEY_STORAGE = "pricing-api-key";
+
+export function apiKey() {
+  try {
+    return window.sessionStorage.getItem(KEY_STORAGE) || "";
+  } catch {
+    return "";
+  }
+}
+
+export function setApiKey(key) {
+  try {
+    if (key) window.sessionStorage.setItem(KEY_STORAGE, key);
+    else window.sessionStorage.removeItem(KEY_STORAGE);
+  } catch {
+    // Storage disabled: the key lasts until the page is left.
+  }
+}
+
+// A 429 from the burst limit asks to wait a second or two: wait and retry, up to this long in
+// all. A longer Retry-After (the hourly quota) is reported instead.
+const MAX_RETRY_WAIT_SECONDS = 5;
+
+function sleep(seconds, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = window.setTimeout(resolve, seconds * 1000);
+    if (signal) {
+      signal.addEventListener("abort", () => {
+        window.clearTimeout(timer);
+        reject(new DOMException("aborted", "AbortError"));
+      }, { once: true });
+    }
+  });
+}
+
 async function request(path, init = {}) {
+  let waited = 0;
+  for (;;) {
+    try {
+      return await requestOnce(path, init);
+    } catch (err) {
+      const wait = err instanceof ApiError && err.status === 429 ? Math.max(1, err.retryAfter || 1) : null;
+      if (wait === null || waited + wait > MAX_RETRY_WAIT_SECONDS) throw err;
+      waited += wait;
+      await sleep(wait, init.signal);
+    }
+  }
+}
+
+async function requestOnce(path, init) {
+  const headers = { accept: "application/json", ...init.headers };
+  const key = apiKey();
+  if (key) headers["x-api-key"] = key;
   let res;
   try {
-    res = await fetch(new URL(path, API), { ...init, headers: { accept: "application/json", ...init.headers } });
+    res = await fetch(new URL(path, API), { ...init, headers });
   } catch (err) {
     if (err.name === "AbortError") throw err;
     throw new ApiError("UNREACHABLE", "The pricing API cannot be reached. Is the server running?");

@@ -6,7 +6,7 @@
 // the estimator crate), given those rows unchanged, so the page shows the server's decimals.
 
 import init, { estimate, presets, version } from "./pkg/web_demo.js";
-import { ApiError, estimateOnServer, searchModels } from "./api.js";
+import { ApiError, apiKey, estimateOnServer, searchModels, setApiKey } from "./api.js";
 import { dollars, group, percent, price, tokens } from "./format.js";
 
 const MAX_MODELS = 10;
@@ -363,18 +363,26 @@ async function startWithCheapest() {
 
 // ---- Search ----------------------------------------------------------------------------------
 
+// Searching costs a request of the caller's quota (60 an hour without a key), so it waits for a
+// pause in typing and remembers what it found.
 let searchTimer = 0;
 let searchAbort = null;
 let firstResult = null;
+const searchCache = new Map();
 
 function onSearchInput() {
   window.clearTimeout(searchTimer);
   const query = $("search").value.trim();
-  if (!query) {
+  if (query.length < 2) {
     clearResults();
+    $("search-status").textContent = query ? "Type at least two characters." : "";
     return;
   }
-  searchTimer = window.setTimeout(() => runSearch(query), 250);
+  if (searchCache.has(query.toLowerCase())) {
+    renderResults(searchCache.get(query.toLowerCase()), query);
+    return;
+  }
+  searchTimer = window.setTimeout(() => runSearch(query), 350);
 }
 
 async function runSearch(query) {
@@ -383,6 +391,7 @@ async function runSearch(query) {
   $("search-status").textContent = "Searching…";
   try {
     const items = await searchModels(query, searchAbort.signal);
+    searchCache.set(query.toLowerCase(), items);
     renderResults(items, query);
   } catch (err) {
     if (err.name === "AbortError") return;
@@ -467,11 +476,16 @@ async function copyLink() {
   }
 }
 
+function formatWait(seconds) {
+  return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
+}
+
 function showBanner(err) {
   const banner = $("banner");
   let text = err.message || String(err);
   if (err.code === "RATE_LIMITED" || err.status === 429) {
-    text = `The API is rate-limiting this page${err.retryAfter ? `; try again in ${err.retryAfter} s` : ""}. ${err.message}`;
+    const wait = err.retryAfter ? `; try again in ${formatWait(err.retryAfter)}` : "";
+    text = `The API is rate-limiting this page${wait}. ${err.message} An API key (below) raises the limit.`;
   } else if (err.nextStep) {
     text = `${text} ${err.nextStep}`;
   }
@@ -502,6 +516,11 @@ function bind() {
   $("cheapest").addEventListener("click", startWithCheapest);
   $("check").addEventListener("click", checkAgainstServer);
   $("share").addEventListener("click", copyLink);
+  $("api-key").value = apiKey();
+  $("api-key").addEventListener("change", (e) => {
+    setApiKey(e.target.value.trim());
+    $("api-key-status").textContent = e.target.value.trim() ? "Key set for this tab." : "No key: the anonymous limits apply.";
+  });
 }
 
 async function main() {
