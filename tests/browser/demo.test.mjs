@@ -55,6 +55,7 @@ function startServer(dataDir) {
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const tail = [];
+  let timer;
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stderr });
     lines.on("line", (line) => {
@@ -63,13 +64,22 @@ function startServer(dataDir) {
       try {
         const event = JSON.parse(line);
         const fields = event.fields || {};
-        if (fields.message === "serving" && fields.addr) resolve({ base: `http://${fields.addr}`, child });
+        if (fields.message === "serving" && fields.addr) {
+          clearTimeout(timer);
+          resolve({ base: `http://${fields.addr}`, child });
+        }
       } catch {
         // not a JSON log line
       }
     });
     child.stdout.resume();
     child.on("exit", (code) => reject(new Error(`pricing serve exited (${code}) before serving:\n${tail.join("\n")}`)));
+    // First start (initdb, migrations, the bundled publish) takes seconds; give up after two minutes.
+    timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      reject(new Error(`pricing serve did not serve within 120 s:\n${tail.join("\n")}`));
+    }, 120_000);
+    timer.unref();
   });
 }
 
