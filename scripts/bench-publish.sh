@@ -9,6 +9,7 @@ bash scripts/ensure-postgres.sh
 cargo build --release --locked --bin pricing >&2
 bin=target/release/pricing
 work=$(mktemp -d /tmp/pricing-bench.XXXXXX)
+chmod 755 "$work"  # the embedded PostgreSQL runs as user postgres when we are root
 trap 'pkill -f "pricing serve --data-dir $work" 2>/dev/null || true; sleep 1; rm -rf "$work"' EXIT
 
 now() { date +%s.%N; }

@@ -41,6 +41,9 @@ cargo fmt --all --check
 step "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "MCP client for the tests (official Python SDK)"
+bash scripts/ensure-mcp-client.sh
+
 step "cargo test"
 cargo test --workspace --locked --no-fail-fast 2>&1
 

@@ -39,6 +39,8 @@ enum Command {
     Serve(ServeArgs),
     /// Bring the database schema up to date, then exit.
     Migrate(DatabaseArgs),
+    /// Serve the MCP tools to a local MCP client over stdin/stdout (over HTTP, `serve` mounts them at /mcp).
+    Mcp(McpArgs),
     /// Publish a snapshot (docs/snapshot-format.md): diff, write, emit events, atomically.
     Publish(PublishArgs),
     /// Issue, list and revoke API keys; show and set plan limits (docs/keys.md).
@@ -198,6 +200,15 @@ struct DatabaseArgs {
 }
 
 #[derive(Debug, Args)]
+struct McpArgs {
+    /// Speak MCP over stdin/stdout (the only transport of this command).
+    #[arg(long, required = true)]
+    stdio: bool,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+#[derive(Debug, Args)]
 struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "PRICING_LISTEN", default_value = "127.0.0.1:8080")]
@@ -219,6 +230,12 @@ struct ServeArgs {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => with_database(&args.database, |config| serve(config, &args)).await,
+        Command::Mcp(args) => {
+            if !args.stdio {
+                anyhow::bail!("pass --stdio (over HTTP, `pricing serve` serves MCP at /mcp)");
+            }
+            with_database(&args.database, mcp_stdio).await
+        }
         Command::Publish(args) => {
             let snapshot = Snapshot::read(&args.snapshot)?;
             let options = publish::Options {
@@ -450,6 +467,23 @@ where
     let result = work(cluster.config()).await;
     let stopped = cluster.stop().await;
     result.and(stopped)
+}
+
+/// `pricing mcp --stdio`: the same tools as /mcp, for one local client.
+async fn mcp_stdio(config: Config) -> anyhow::Result<()> {
+    use rmcp::ServiceExt as _;
+    let as_of = prepare_with_retry(&config).await?;
+    tracing::info!(%as_of, "serving MCP over stdio");
+    let state = AppState::new(db::web_pool(&config, 4)?, Vec::new());
+    let running = crate::mcp::PricingMcp::new(state)
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("starting the MCP session on stdio")?;
+    running
+        .waiting()
+        .await
+        .context("the MCP session on stdio")?;
+    Ok(())
 }
 
 async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {

@@ -60,6 +60,23 @@ impl LocalCluster {
                     .with_context(|| format!("handing {} to the postgres user", dir.display()))?;
             }
         }
+        if let Some((uid, gid)) = run_as {
+            let reachable = Command::new("test")
+                .arg("-w")
+                .arg(&pgdata)
+                .uid(uid)
+                .gid(gid)
+                .status()
+                .is_ok_and(|s| s.success());
+            if !reachable {
+                bail!(
+                    "PostgreSQL runs as an unprivileged user (uid {uid}) when started as root, and that user \
+                     cannot reach {}: make its parent directories traversable (chmod o+x) or pass a \
+                     --data-dir it can reach",
+                    pgdata.display()
+                );
+            }
+        }
         let mut cluster = Self {
             bin_dir,
             pgdata,

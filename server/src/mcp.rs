@@ -9,7 +9,7 @@
 //! errors come back as tool errors carrying the same `{"error": {...}}` body.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -17,13 +17,18 @@ use rmcp::model::{
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
+use crate::access::KeyPolicy;
 use crate::error::{ApiError, ErrorCode};
+use crate::http::limits::{McpClient, rate_limited};
 use crate::http::params::Query;
 use crate::http::respond::envelope;
 use crate::http::{AppState, OPENAPI_JSON, changes, compare, estimate, models};
+use crate::quota::Decision;
 
 /// One tool: its name, the endpoint it twins, and when to use it.
 struct Twin {
@@ -219,22 +224,59 @@ fn input_schema(doc: &Value, twin: &Twin) -> anyhow::Result<Value> {
     }))
 }
 
+/// The tools, built once from the compiled-in OpenAPI document.
+fn catalog() -> Result<&'static Catalog, ApiError> {
+    static CATALOG: LazyLock<Result<Catalog, String>> =
+        LazyLock::new(|| Catalog::new().map_err(|e| format!("{e:#}")));
+    CATALOG
+        .as_ref()
+        .map_err(|e| ApiError::internal("building the MCP tools", e))
+}
+
 /// The MCP server: one per session (or per request, stateless).
 #[derive(Debug, Clone)]
 pub struct PricingMcp {
     state: AppState,
-    catalog: Arc<Catalog>,
 }
 
 impl PricingMcp {
-    /// A server answering from `state` with the tools of `catalog`.
-    pub fn new(state: AppState, catalog: Arc<Catalog>) -> Self {
-        Self { state, catalog }
+    /// A server answering from `state`.
+    pub fn new(state: AppState) -> Self {
+        Self { state }
+    }
+
+    /// Counts a tool call over HTTP against the caller's budget, shared with
+    /// REST: the same key headers (or `?key=` on the /mcp URL), an invalid key
+    /// falling back to anonymous (spec part 5). Calls over stdio come from the
+    /// operator's own machine and are not counted.
+    async fn admit(&self, context: &RequestContext<RoleServer>) -> Result<(), ApiError> {
+        let Some(parts) = context.extensions.get::<salvo::http::request::Parts>() else {
+            return Ok(());
+        };
+        let client = parts
+            .extensions
+            .get::<McpClient>()
+            .map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |c| c.0);
+        let credential = crate::access::credential_from(&parts.headers, parts.uri.query());
+        let admission = self
+            .state
+            .access()
+            .admit(credential.as_deref(), client, KeyPolicy::Lenient)
+            .await;
+        match admission.decision {
+            Decision::Refused {
+                by, retry_after, ..
+            } => Err(
+                rate_limited(&admission.caller, by, &admission.decision, retry_after)
+                    .with("retry_after", json!(retry_after)),
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// Runs one tool: validate, then the endpoint's own code; the envelope or the error body.
     pub async fn run(&self, tool: &str, args: Value) -> Result<Value, ApiError> {
-        self.catalog.validate(tool, &args)?;
+        catalog()?.validate(tool, &args)?;
         let empty = Map::new();
         let map = args.as_object().unwrap_or(&empty);
         let state = &self.state;
@@ -282,6 +324,27 @@ impl PricingMcp {
         };
         Ok(envelope(result).body)
     }
+}
+
+/// The MCP service mounted at `/mcp`: Streamable HTTP, stateless, plain JSON
+/// responses. Host-header checks (against DNS rebinding) stay on for a server
+/// on a loopback address, where they matter.
+pub fn streamable_http(
+    state: AppState,
+    loopback: bool,
+) -> StreamableHttpService<PricingMcp, LocalSessionManager> {
+    let mut config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None);
+    if !loopback {
+        config = config.disable_allowed_hosts();
+    }
+    StreamableHttpService::new(
+        move || Ok(PricingMcp::new(state.clone())),
+        Default::default(),
+        config,
+    )
 }
 
 /// A line or two a person or an agent can read before the structured content.
@@ -351,13 +414,13 @@ impl ServerHandler for PricingMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.catalog.tools().to_vec(),
-        ))
+        let tools = catalog().map_err(|e| ErrorData::internal_error(e.body().to_string(), None))?;
+        Ok(ListToolsResult::with_all_items(tools.tools().to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.catalog
+        catalog()
+            .ok()?
             .tools()
             .iter()
             .find(|t| t.name == name)
@@ -367,10 +430,61 @@ impl ServerHandler for PricingMcp {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let outcome = self.run(&request.name, args).await;
+        let outcome = match self.admit(&context).await {
+            Ok(()) => {
+                let args = Value::Object(request.arguments.unwrap_or_default());
+                self.run(&request.name, args).await
+            }
+            Err(refused) => Err(refused),
+        };
         Ok(tool_result(&request.name, outcome).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_twin_has_an_input_schema_from_the_openapi_document() {
+        let catalog = Catalog::new().expect("catalog");
+        let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, TWINS.iter().map(|t| t.name).collect::<Vec<_>>());
+        let list = &catalog.tools()[0].input_schema;
+        assert_eq!(
+            list["properties"]["sort"]["enum"].as_array().map(Vec::len),
+            Some(5)
+        );
+        assert_eq!(list["properties"]["limit"]["maximum"], 100);
+        assert_eq!(list["additionalProperties"], false);
+        let card = &catalog.tools()[1].input_schema;
+        assert_eq!(card["required"], json!(["model_id"]));
+        let estimate = &catalog.tools()[4].input_schema;
+        assert!(
+            estimate["required"]
+                .as_array()
+                .is_some_and(|r| r.contains(&json!("requests_per_month")))
+        );
+    }
+
+    #[test]
+    fn arguments_outside_the_schema_are_refused_before_any_query() {
+        let catalog = Catalog::new().expect("catalog");
+        let err = catalog
+            .validate(
+                "pricing_list_models",
+                &json!({"limit": 500, "sort": "cheapest"}),
+            )
+            .expect_err("invalid");
+        assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        let body = err.body().to_string();
+        assert!(body.contains("limit") && body.contains("sort"), "{body}");
+        assert!(
+            catalog
+                .validate("pricing_list_models", &json!({"limit": 5}))
+                .is_ok()
+        );
     }
 }

@@ -5,9 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use pricing::publish::{self, Options};
-
-use crate::helpers::{TestApp, TestDb, fixture, publish_fixture, start_postgres};
+use crate::helpers::{TestApp, TestDb, publish_fixture, restartable_postgres};
 
 #[tokio::test]
 async fn health_reports_ok_with_the_publish_time() {
@@ -63,24 +61,7 @@ async fn unknown_paths_get_the_error_body() {
 
 #[tokio::test]
 async fn health_follows_the_database_down_and_back_up_without_a_restart() {
-    // A container of its own, published on a port chosen now, so that it keeps
-    // its address across the stop and start.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let (container, config) = start_postgres(Some(port)).await;
-    let mut owner = crate::helpers::connect(&config).await;
-    pricing::db::migrate(&mut owner).await.expect("migrate");
-    let snapshot = fixture("snapshot-a.json");
-    let options = Options {
-        at: Some(snapshot.generated_at),
-        ..Options::default()
-    };
-    let published = publish::publish(&mut owner, &snapshot, options)
-        .await
-        .expect("publish");
-    drop(owner);
+    let (container, config, published) = restartable_postgres().await;
     let app = TestApp::spawn(&config).await;
     assert_eq!(app.get("/api/v1/health").await.status(), 200);
 

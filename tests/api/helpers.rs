@@ -76,6 +76,28 @@ pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericIm
     (container, config)
 }
 
+/// A PostgreSQL container of its own, published on a port chosen now so that
+/// it keeps its address across a stop and start, migrated, with fixture A
+/// published.
+pub async fn restartable_postgres() -> (ContainerAsync<GenericImage>, Config, publish::Report) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let (container, config) = start_postgres(Some(port)).await;
+    let mut owner = connect(&config).await;
+    pricing::db::migrate(&mut owner).await.expect("migrate");
+    let snapshot = fixture("snapshot-a.json");
+    let options = Options {
+        at: Some(snapshot.generated_at),
+        ..Options::default()
+    };
+    let published = publish::publish(&mut owner, &snapshot, options)
+        .await
+        .expect("publish");
+    (container, config, published)
+}
+
 /// The official image logs "ready" once for its init-time server (socket only):
 /// poll until TCP connections really succeed.
 pub async fn wait_until_connectable(config: &Config) {

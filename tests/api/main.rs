@@ -18,6 +18,7 @@ mod helpers;
 mod history;
 mod keys;
 mod list_models;
+mod mcp;
 mod migrate;
 mod model_card;
 mod openapi;

@@ -4,9 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use pricing::publish::{self, Options};
-
-use crate::helpers::{TestApp, TestDb, fixture, start_postgres};
+use crate::helpers::{TestApp, TestDb, restartable_postgres};
 
 const DATA_PATHS: &[&str] = &[
     "/api/v1/models",
@@ -21,22 +19,7 @@ const DATA_PATHS: &[&str] = &[
 
 #[tokio::test]
 async fn data_endpoints_answer_503_while_the_database_is_down_and_recover() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let (container, config) = start_postgres(Some(port)).await;
-    let mut owner = crate::helpers::connect(&config).await;
-    pricing::db::migrate(&mut owner).await.expect("migrate");
-    let snapshot = fixture("snapshot-a.json");
-    let options = Options {
-        at: Some(snapshot.generated_at),
-        ..Options::default()
-    };
-    publish::publish(&mut owner, &snapshot, options)
-        .await
-        .expect("publish");
-    drop(owner);
+    let (container, config, _) = restartable_postgres().await;
     let app = TestApp::spawn(&config).await;
     app.call("/api/v1/models").await.expect(200);
 

@@ -53,6 +53,19 @@ pub(super) fn client_addr(req: &Request, trusted: &[crate::net::Cidr]) -> Option
     Some(client_ip(peer, forwarded, trusted))
 }
 
+/// The client address of an MCP request, for its tool calls' accounting.
+#[derive(Debug, Clone, Copy)]
+pub struct McpClient(pub IpAddr);
+
+/// Before `/mcp`: records the client address where the MCP layer finds it
+/// (the request's extensions travel with it into the MCP service).
+#[handler]
+pub(super) async fn mcp_client(req: &mut Request, depot: &mut Depot) {
+    let client =
+        client_addr(req, &state(depot).trusted_proxies).unwrap_or(Ipv4Addr::UNSPECIFIED.into());
+    req.extensions_mut().insert(McpClient(client));
+}
+
 #[handler]
 pub(super) async fn rate_limit(
     req: &mut Request,
@@ -101,7 +114,12 @@ fn write_headers(res: &mut Response, decision: &Decision) {
     }
 }
 
-fn rate_limited(caller: &Caller, by: Refusal, decision: &Decision, wait: u32) -> ApiError {
+pub(crate) fn rate_limited(
+    caller: &Caller,
+    by: Refusal,
+    decision: &Decision,
+    wait: u32,
+) -> ApiError {
     let plan = caller.plan();
     let seconds = if wait == 1 { "second" } else { "seconds" };
     match by {

@@ -7,7 +7,7 @@ mod dumps;
 pub(crate) mod estimate;
 mod feeds;
 mod health;
-mod limits;
+pub(crate) mod limits;
 pub(crate) mod models;
 mod openapi;
 pub mod params;
@@ -114,7 +114,9 @@ impl App {
         });
         tracing::info!(addr = %self.addr, "serving");
         let sweeper = self.state.access.accountant().spawn_sweeper();
-        server.serve(service(self.state)).await;
+        server
+            .serve(service(self.state, self.addr.ip().is_loopback()))
+            .await;
         sweeper.abort();
     }
 }
@@ -122,7 +124,7 @@ impl App {
 /// The whole service: routes, state, access log, rate limits and the JSON
 /// error catcher. The hoops are the service's, not the router's, so that they
 /// also run for paths no route matches (those 404s are logged and counted).
-pub fn service(state: AppState) -> Service {
+pub fn service(state: AppState, loopback: bool) -> Service {
     // The browser calculator (web-demo/): static files, outside the API.
     let demo = demo::router(&state.demo_dir);
     let router = Router::new()
@@ -148,6 +150,13 @@ pub fn service(state: AppState) -> Service {
                 .push(Router::with_path("changes.json").get(feeds::changes_json)),
         )
         .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv))
+        .push(
+            Router::with_path("mcp")
+                .hoop(limits::mcp_client)
+                .goal(TowerServiceCompat::<salvo::http::ReqBody, _, _, _>::compat(
+                    crate::mcp::streamable_http(state.clone(), loopback),
+                )),
+        )
         .push(demo);
     Service::new(router)
         .hoop(affix_state::inject(state))

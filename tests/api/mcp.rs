@@ -1,0 +1,285 @@
+//! The MCP channel driven by a real MCP client, the official Python SDK
+//! (tests/mcp/client.py), over Streamable HTTP at /mcp and over stdio: tools
+//! listed with their schemas, each tool called with valid and invalid
+//! arguments, every result compared with the REST response for the same input,
+//! the key fallback and the budget shared with REST.
+//!
+//! The client runs on the interpreter in `PRICING_MCP_PYTHON`, by default the
+//! venv `target/py-mcp` that scripts/test.sh creates (`pip install mcp`).
+
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt as _;
+
+use crate::helpers::{TestApp, TestDb, data_app, database_url, fixture_app, publish_fixture};
+
+fn python() -> String {
+    std::env::var("PRICING_MCP_PYTHON")
+        .unwrap_or_else(|_| format!("{}/../target/py-mcp/bin/python", env!("CARGO_MANIFEST_DIR")))
+}
+
+/// Runs the SDK client with `args` (mode, target, ...) on `calls`.
+async fn client(args: &[String], calls: &Value) -> Value {
+    let script = format!("{}/../tests/mcp/client.py", env!("CARGO_MANIFEST_DIR"));
+    let mut child = tokio::process::Command::new(python())
+        .arg(script)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("run {} (see scripts/test.sh for the venv): {e}", python()));
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(calls.to_string().as_bytes())
+        .await
+        .expect("write calls");
+    drop(stdin);
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        child.wait_with_output(),
+    )
+    .await
+    .expect("the MCP client finishes within 120 s")
+    .expect("client output");
+    assert!(
+        out.status.success(),
+        "MCP client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("client JSON")
+}
+
+async fn over_http(app: &TestApp, headers: &[&str], calls: &Value) -> Value {
+    let mut args = vec!["http".to_owned(), app.url("/mcp")];
+    args.extend(headers.iter().map(|h| (*h).to_owned()));
+    client(&args, calls).await
+}
+
+/// Each tool with valid arguments, and the REST request for the same input.
+fn twins() -> Vec<(Value, &'static str, Option<Value>)> {
+    let estimate = json!({"requests_per_month": 10000, "preset": "chatbot", "cache_hit_rate": 0.5,
+                          "model_ids": ["openai:o3", "openai:gpt-4.1"]});
+    vec![
+        (
+            json!({"tool": "pricing_list_models", "arguments": {"limit": 3, "sort": "price_input_asc", "status": "all"}}),
+            "/api/v1/models?limit=3&sort=price_input_asc&status=all",
+            None,
+        ),
+        (
+            json!({"tool": "pricing_get_model", "arguments": {"model_id": "openai:o3", "include": ["pricing", "aliases"]}}),
+            "/api/v1/models/openai:o3?include=pricing,aliases",
+            None,
+        ),
+        (
+            json!({"tool": "pricing_price_history", "arguments": {"model_id": "openai:o3", "channel": "official",
+                 "since": "2025-01-01", "until": "2025-12-31"}}),
+            "/api/v1/models/openai:o3/history?channel=official&since=2025-01-01&until=2025-12-31",
+            None,
+        ),
+        (
+            json!({"tool": "pricing_compare", "arguments": {"ids": ["openai:o3", "openai:gpt-4.1"]}}),
+            "/api/v1/compare?ids=openai:o3,openai:gpt-4.1",
+            None,
+        ),
+        (
+            json!({"tool": "pricing_estimate_cost", "arguments": estimate}),
+            "/api/v1/estimate",
+            Some(estimate),
+        ),
+        (
+            json!({"tool": "pricing_recent_changes", "arguments": {"limit": 5, "min_significance": 10}}),
+            "/api/v1/changes?limit=5&min_significance=10",
+            None,
+        ),
+    ]
+}
+
+async fn rest(app: &TestApp, path: &str, body: &Option<Value>) -> Value {
+    let reply = match body {
+        Some(body) => app.post_json(path, &body.to_string()).await,
+        None => app.call(path).await,
+    };
+    reply.expect(200).json()
+}
+
+/// Every tool twin answers exactly what its endpoint answers.
+async fn assert_twins_match_rest(app: &TestApp, out: &Value) {
+    for (i, (_, path, body)) in twins().iter().enumerate() {
+        let result = &out["results"][i];
+        assert_eq!(result["is_error"], false, "{path}: {result}");
+        assert_eq!(
+            result["structured"],
+            rest(app, path, body).await,
+            "{path}: same data over MCP and REST"
+        );
+        assert!(
+            result["text"].as_str().is_some_and(|t| !t.is_empty()),
+            "a text rendering"
+        );
+    }
+}
+
+/// Each tool with invalid arguments, refused by the input schema or by the
+/// endpoint's own rules, and the error code expected.
+fn invalid_calls() -> Vec<(Value, &'static str)> {
+    vec![
+        (
+            json!({"tool": "pricing_list_models", "arguments": {"limit": 500}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_get_model", "arguments": {"model_id": "openai:o33"}}),
+            "MODEL_NOT_FOUND",
+        ),
+        (
+            json!({"tool": "pricing_price_history",
+                   "arguments": {"model_id": "openai:o3", "since": "2023-01-01", "until": "2025-01-01"}}),
+            "WINDOW_TOO_LARGE",
+        ),
+        (
+            json!({"tool": "pricing_compare", "arguments": {"ids": ["openai:o3"]}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_estimate_cost", "arguments": {"requests_per_month": 0, "preset": "chatbot"}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_recent_changes", "arguments": {"event_type": "price_drop"}}),
+            "INVALID_ARGUMENT",
+        ),
+    ]
+}
+
+/// Every tool, first with valid then with invalid arguments.
+fn all_calls() -> Value {
+    let valid = twins().into_iter().map(|(call, _, _)| call);
+    let invalid = invalid_calls().into_iter().map(|(call, _)| call);
+    Value::Array(valid.chain(invalid).collect())
+}
+
+/// What a client saw for [`all_calls`]: the six tools, REST's data for the
+/// valid calls, the spec's errors with a next step for the invalid ones.
+async fn assert_all_calls(app: &TestApp, out: &Value) {
+    assert_eq!(out["server_info"]["name"], "pricing");
+    assert_eq!(out["server_info"]["version"], env!("CARGO_PKG_VERSION"));
+    let tools = out["tools"].as_array().expect("tools");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    let valid = twins();
+    let twins_of: Vec<&str> = valid
+        .iter()
+        .filter_map(|(c, _, _)| c["tool"].as_str())
+        .collect();
+    assert_eq!(names, twins_of);
+    for tool in tools {
+        assert_eq!(tool["input_schema"]["type"], "object", "{}", tool["name"]);
+        assert!(
+            tool["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("Twin of"))
+        );
+    }
+    assert_eq!(
+        tools[0]["input_schema"]["properties"]["status"]["enum"],
+        json!(["active", "deprecated", "retired", "all"])
+    );
+
+    assert_twins_match_rest(app, out).await;
+    for (i, (_, code)) in invalid_calls().iter().enumerate() {
+        let result = &out["results"][twins().len() + i];
+        assert_eq!(result["is_error"], true, "{result}");
+        assert_eq!(result["structured"]["error"]["code"], *code, "{result}");
+        assert!(
+            result["structured"]["error"]["next_step"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty())
+        );
+    }
+    let not_found = &out["results"][twins().len() + 1]["structured"]["error"];
+    assert!(
+        not_found["did_you_mean"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|m| m == "openai:o3")),
+        "{not_found}"
+    );
+}
+
+#[tokio::test]
+async fn the_mcp_sdk_over_http_lists_the_six_tools_and_each_answers_like_rest() {
+    let (_db, app) = fixture_app().await;
+    let out = over_http(&app, &[], &all_calls()).await;
+    assert_all_calls(&app, &out).await;
+}
+
+#[tokio::test]
+async fn the_mcp_sdk_over_stdio_lists_the_six_tools_and_each_answers_like_rest() {
+    let (db, app) = fixture_app().await;
+    let args = vec![
+        "stdio".to_owned(),
+        env!("CARGO_BIN_EXE_pricing").to_owned(),
+        "mcp".to_owned(),
+        "--stdio".to_owned(),
+        "--database-url".to_owned(),
+        database_url(&db.config),
+    ];
+    let out = client(&args, &all_calls()).await;
+    assert_all_calls(&app, &out).await;
+}
+
+#[tokio::test]
+async fn an_invalid_key_falls_back_to_anonymous_on_mcp_but_is_refused_on_rest() {
+    let (_db, app) = fixture_app().await;
+    let bogus = "pr_live_0000000000000000000000000000000000000000000";
+    let rest = app
+        .http
+        .get(app.url("/api/v1/models?limit=1"))
+        .header("x-api-key", bogus)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(rest.status(), 401);
+    let calls = json!([{"tool": "pricing_list_models", "arguments": {"limit": 1}}]);
+    let out = over_http(&app, &[&format!("X-API-Key={bogus}")], &calls).await;
+    assert_eq!(
+        out["results"][0]["is_error"], false,
+        "{}",
+        out["results"][0]
+    );
+}
+
+#[tokio::test]
+async fn rest_and_mcp_draw_on_one_budget() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = data_app(&db).await;
+    // A quota of 4 for the anonymous plan of this database.
+    db.client()
+        .await
+        .execute(
+            "update pricing.plans set quota = 4 where name = 'anonymous'",
+            &[],
+        )
+        .await
+        .expect("plan");
+    for left in ["3", "2"] {
+        let res = app.get("/api/v1/models?limit=1").await;
+        assert_eq!(res.status(), 200);
+        let remaining = res
+            .headers()
+            .get("x-ratelimit-remaining")
+            .and_then(|v| v.to_str().ok());
+        assert_eq!(remaining, Some(left));
+    }
+    let call = json!({"tool": "pricing_list_models", "arguments": {"limit": 1}});
+    let out = over_http(&app, &[], &json!([call, call, call])).await;
+    let results = out["results"].as_array().expect("results");
+    assert_eq!(results[0]["is_error"], false, "{}", results[0]);
+    assert_eq!(results[1]["is_error"], false, "{}", results[1]);
+    assert_eq!(results[2]["is_error"], true);
+    assert_eq!(results[2]["structured"]["error"]["code"], "RATE_LIMITED");
+    let res = app.get("/api/v1/models?limit=1").await;
+    assert_eq!(res.status(), 429, "REST sees the budget MCP used");
+}
