@@ -53,3 +53,11 @@ cargo test --workspace --locked --no-fail-fast 2>&1
 # Python venv in target/py; fails on any finding).
 step "API conformance: openapi-spec-validator and schemathesis"
 bash scripts/api-conformance.sh
+
+# ---- Browser calculator (web-demo, issue 5) --------------------------------
+# Builds the WASM page (installing the wasm32 target and wasm-bindgen-cli when
+# missing), then one node --test run: the shared vectors through the WASM build
+# and the browser test of /demo/ on Debian's chromium against a real server
+# (scripts/test-web-demo.sh installs node, chromium and the npm packages).
+step "Browser calculator: WASM build, vectors in WASM, browser test"
+bash scripts/test-web-demo.sh

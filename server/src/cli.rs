@@ -221,6 +221,9 @@ struct ServeArgs {
     /// Connections in the request pool.
     #[arg(long, env = "PRICING_POOL_SIZE", default_value_t = 16)]
     pool_size: usize,
+    /// The built browser calculator served at /demo/ (scripts/build-web-demo.sh writes it).
+    #[arg(long, env = "PRICING_DEMO_DIR", default_value = crate::http::DEFAULT_DEMO_DIR)]
+    demo_dir: PathBuf,
 }
 
 /// Runs the parsed command.
@@ -491,7 +494,8 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
     let app = App::bind(
         &args.listen,
         AppState::new(pool, args.trusted_proxies.clone())
-            .with_response_cache(config.clone(), Default::default()),
+            .with_response_cache(config.clone(), Default::default())
+            .with_demo_dir(args.demo_dir.clone()),
     )
     .await?;
     app.run(shutdown_signal()).await;

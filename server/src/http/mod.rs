@@ -3,6 +3,7 @@
 pub mod cache;
 pub(crate) mod changes;
 pub(crate) mod compare;
+mod demo;
 mod dumps;
 pub(crate) mod estimate;
 mod feeds;
@@ -14,10 +15,12 @@ pub mod params;
 pub mod respond;
 pub mod vocab;
 
+pub use demo::DEFAULT_DEMO_DIR;
 pub use openapi::OPENAPI_JSON;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -41,6 +44,8 @@ pub struct AppState {
     access: Access,
     cache: Arc<cache::ResponseCache>,
     listen: Option<tokio_postgres::Config>,
+    /// The built browser calculator served at `/demo/` (see demo.rs).
+    demo_dir: PathBuf,
 }
 
 impl AppState {
@@ -53,6 +58,7 @@ impl AppState {
             trusted_proxies: trusted_proxies.into(),
             cache: Arc::new(cache::ResponseCache::new(cache::Limits::default())),
             listen: None,
+            demo_dir: PathBuf::from(DEFAULT_DEMO_DIR),
         }
     }
 
@@ -77,6 +83,12 @@ impl AppState {
     /// Key resolution and quota accounting, also for channels other than REST (MCP).
     pub fn access(&self) -> &Access {
         &self.access
+    }
+
+    /// Serves the browser calculator at `/demo/` from `dir` instead of [`DEFAULT_DEMO_DIR`].
+    pub fn with_demo_dir(mut self, dir: PathBuf) -> Self {
+        self.demo_dir = dir;
+        self
     }
 }
 
@@ -138,6 +150,8 @@ impl App {
 /// error catcher. The hoops are the service's, not the router's, so that they
 /// also run for paths no route matches (those 404s are logged and counted).
 pub fn service(state: AppState, loopback: bool) -> Service {
+    // The browser calculator (web-demo/): static files, outside the API.
+    let demo = demo::router(&state.demo_dir);
     let router = Router::new()
         .push(Router::with_path("healthz").get(health::healthz))
         .push(
@@ -171,7 +185,8 @@ pub fn service(state: AppState, loopback: bool) -> Service {
                 .goal(TowerServiceCompat::<salvo::http::ReqBody, _, _, _>::compat(
                     crate::mcp::streamable_http(state.clone(), loopback),
                 )),
-        );
+        )
+        .push(demo);
     Service::new(router)
         .hoop(affix_state::inject(state))
         .hoop(access_log)
