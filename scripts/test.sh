@@ -26,14 +26,15 @@ if [ -z "${PRICING_TEST_PG_IMAGE:-}" ]; then
 fi
 log "tests run PostgreSQL from image $PRICING_TEST_PG_IMAGE"
 
-# Containers the test binaries started are labelled; remove them however we exit.
+# Containers this run's tests start are labelled pricing-tests=<this run>;
+# remove them however we exit (and only them: other runs may share the daemon).
+export PRICING_TEST_RUN="run-$$-$(date +%s)"
 cleanup() {
     local ids
-    ids=$(docker ps -aq --filter label=pricing-tests 2>/dev/null || true)
+    ids=$(docker ps -aq --filter "label=pricing-tests=$PRICING_TEST_RUN" 2>/dev/null || true)
     [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
-cleanup
 
 step "cargo fmt --check"
 cargo fmt --all --check

@@ -51,7 +51,12 @@ pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericIm
     let mut request = image
         .with_env_var("POSTGRES_PASSWORD", "postgres")
         .with_env_var("POSTGRES_HOST_AUTH_METHOD", "trust")
-        .with_label("pricing-tests", std::process::id().to_string())
+        // scripts/test.sh removes the containers of its run by this label.
+        .with_label(
+            "pricing-tests",
+            std::env::var("PRICING_TEST_RUN")
+                .unwrap_or_else(|_| format!("pid-{}", std::process::id())),
+        )
         .with_cmd(PG_ARGS.iter().copied())
         .with_startup_timeout(Duration::from_secs(120));
     if let Some(port) = host_port {
