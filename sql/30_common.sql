@@ -89,6 +89,19 @@ begin
 end
 $$;
 
+-- api._check_limit(limit): INVALID_ARGUMENT unless a page size of 1 to 100.
+create function api._check_limit(p_limit integer)
+returns void
+language plpgsql
+as $$
+begin
+    if p_limit is null or p_limit not between 1 and 100 then
+        perform api._raise_invalid('limit', format('limit must be an integer from 1 to 100, got %s', p_limit),
+                                   'an integer from 1 to 100');
+    end if;
+end
+$$;
+
 -- api._b64url(bytes) / api._unb64url(text): base64url without padding.
 create function api._b64url(p_bytes bytea)
 returns text

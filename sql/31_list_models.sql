@@ -47,10 +47,7 @@ declare
     v_next text;
 begin
     select * into v_served from api._served();
-    if p_limit is null or p_limit not between 1 and 100 then
-        perform api._raise_invalid('limit', format('limit must be an integer from 1 to 100, got %s', p_limit),
-                                   'an integer from 1 to 100');
-    end if;
+    perform api._check_limit(p_limit);
     if v_status not in ('active', 'deprecated', 'retired', 'all') then
         perform api._raise_invalid('status', format('unknown status %L', v_status),
                                    'one of active, deprecated, retired, all');

@@ -33,10 +33,7 @@ declare
     v_last jsonb;
 begin
     select * into v_served from api._served();
-    if p_limit is null or p_limit not between 1 and 100 then
-        perform api._raise_invalid('limit', format('limit must be an integer from 1 to 100, got %s', p_limit),
-                                   'an integer from 1 to 100');
-    end if;
+    perform api._check_limit(p_limit);
     if v_component is not null and v_component not in ('input', 'output', 'cached_input') then
         perform api._raise_invalid('component', format('unknown component %L', p_component),
                                    'one of input, output, cached_input, all');

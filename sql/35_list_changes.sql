@@ -29,10 +29,7 @@ declare
     v_next text;
 begin
     select * into v_served from api._served();
-    if p_limit is null or p_limit not between 1 and 100 then
-        perform api._raise_invalid('limit', format('limit must be an integer from 1 to 100, got %s', p_limit),
-                                   'an integer from 1 to 100');
-    end if;
+    perform api._check_limit(p_limit);
     if v_type is not null and not v_type = any (enum_range(null::pricing.event_type)::text[]) then
         perform api._raise_invalid('event_type', format('unknown event_type %L', p_event_type),
             'one of ' || array_to_string(enum_range(null::pricing.event_type)::text[], ', ') || ', all');
