@@ -1,3 +1,12 @@
+-- api._burst_step(burst_per_second): microseconds per token of a bucket,
+-- rounded up: never faster than the plan says.
+create function api._burst_step(p_burst integer)
+returns bigint
+language sql immutable
+as $$
+    select (1000000 + p_burst - 1) / p_burst
+$$;
+
 -- api.admit(subject, plan, cost): takes up to `cost` requests (cost >= 1) from
 -- the budget of `subject` on `plan`, atomically across every server process
 -- sharing this database. A server batches the requests of one subject that
@@ -16,12 +25,14 @@
 -- refills); retry_after (seconds a refused request should wait; null when all
 -- were granted); refused_by ('quota' or 'burst'; null when all were granted);
 -- wait_us (microseconds until a request could be admitted again: the exact
--- form of retry_after, so that a server can refuse locally until then).
+-- form of retry_after, so that a server can refuse locally until then);
+-- burst (the plan's burst_per_second, null: unlimited), which bounds how many
+-- units a server may take ahead of its requests (server/src/quota.rs, leases).
 -- Raises 22023 for an unknown plan or a cost below 1.
 create function api.admit(p_subject text, p_plan text, p_cost integer default 1)
 returns table (
     granted integer, quota integer, used integer, reset_at bigint, retry_after integer,
-    refused_by text, wait_us bigint
+    refused_by text, wait_us bigint, burst integer
 )
 language plpgsql volatile security definer
 set search_path = pricing, pg_temp
@@ -63,15 +74,14 @@ begin
         if not found then
             return query select 0, v_plan.quota, v_plan.quota, v_end,
                                 greatest(1, v_end - v_now_s)::integer, 'quota'::text,
-                                v_end * 1000000 - v_now_us;
+                                v_end * 1000000 - v_now_us, v_plan.burst_per_second;
             return;
         end if;
     end if;
 
     if v_plan.burst_per_second is not null then
         v_burst := v_plan.burst_per_second;
-        -- microseconds per token, rounded up: never faster than the plan says
-        v_step := (1000000 + v_burst - 1) / v_burst;
+        v_step := api._burst_step(v_burst);
         insert into pricing.burst_buckets as b (subject, tat_us, last_grant)
         values (p_subject, v_now_us + least(v_grant, v_burst) * v_step, least(v_grant, v_burst))
         on conflict (subject) do update
@@ -100,17 +110,62 @@ begin
 
     if v_grant = p_cost then
         return query select v_grant, v_plan.quota, v_used, v_end, null::integer, null::text,
-                            null::bigint;
+                            null::bigint, v_plan.burst_per_second;
     elsif v_plan.quota is not null and v_used >= v_plan.quota then
         return query select v_grant, v_plan.quota, v_used, v_end,
                             greatest(1, v_end - v_now_s)::integer, 'quota'::text,
-                            v_end * 1000000 - v_now_us;
+                            v_end * 1000000 - v_now_us, v_plan.burst_per_second;
     else
         -- until the bucket holds one token again
         v_wait := greatest(v_tat, v_now_us) - v_now_us - (v_burst - 1) * v_step;
         return query select v_grant, v_plan.quota, v_used, v_end,
                             greatest(1, (v_wait + 999999) / 1000000)::integer, 'burst'::text,
-                            greatest(0, v_wait);
+                            greatest(0, v_wait), v_plan.burst_per_second;
     end if;
+end
+$$;
+
+-- api.release(subject, plan, reset_at, units): gives back `units` that
+-- api.admit granted to `subject` but no request used (the unused rest of a
+-- server's lease, see server/src/quota.rs): to the quota window ending at
+-- `reset_at` (Unix seconds, as api.admit returned it) and to the burst bucket.
+-- Never below zero used, and a bucket given back more than it lent is simply
+-- full. Returns the units given back to the window (0 when it has ended and
+-- been swept, or the plan has no quota).
+create function api.release(p_subject text, p_plan text, p_reset_at bigint, p_units integer)
+returns integer
+language plpgsql volatile security definer
+set search_path = pricing, pg_temp
+as $$
+declare
+    v_plan pricing.plans;
+    v_released integer := 0;
+begin
+    if p_units is null or p_units < 1 then
+        raise exception 'release: units must be at least 1, not %', p_units using errcode = '22023';
+    end if;
+    select * into v_plan from pricing.plans as pl where pl.name = p_plan;
+    if not found then
+        raise exception 'release: there is no plan named %', p_plan using errcode = '22023';
+    end if;
+    if v_plan.quota is not null and p_reset_at is not null then
+        with counted as (
+            select x.used from pricing.quota_windows as x
+            where x.subject = p_subject and x.window_end = to_timestamp(p_reset_at)
+            for update
+        )
+        update pricing.quota_windows as w
+        set used = w.used - least(c.used, p_units)
+        from counted as c
+        where w.subject = p_subject and w.window_end = to_timestamp(p_reset_at)
+        returning least(c.used, p_units) into v_released;
+        v_released := coalesce(v_released, 0);
+    end if;
+    if v_plan.burst_per_second is not null then
+        update pricing.burst_buckets as b
+        set tat_us = b.tat_us - p_units * api._burst_step(v_plan.burst_per_second)
+        where b.subject = p_subject;
+    end if;
+    return v_released;
 end
 $$;

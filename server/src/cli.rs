@@ -475,12 +475,13 @@ async fn mcp_stdio(config: Config) -> anyhow::Result<()> {
     let as_of = prepare_with_retry(&config).await?;
     tracing::info!(%as_of, "serving MCP over stdio");
     let state = AppState::new(db::web_pool(&config, 4)?, Vec::new());
+    let accountant = state.access().accountant().clone();
     let running = crate::mcp::PricingMcp::new(state)
         .serve(rmcp::transport::stdio())
         .await
         .context("starting the MCP session on stdio")?;
-    running
-        .waiting()
+    accountant
+        .upkeep_while(running.waiting())
         .await
         .context("the MCP session on stdio")?;
     Ok(())

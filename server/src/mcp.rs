@@ -274,9 +274,24 @@ impl PricingMcp {
         }
     }
 
-    /// Runs one tool: validate, then the endpoint's own code; the envelope or the error body.
+    /// Runs one tool: validate, then the endpoint's own code; the envelope or
+    /// the error body. The read-only tools answer from the response cache
+    /// when this publish already answered the same arguments.
     pub async fn run(&self, tool: &str, args: Value) -> Result<Value, ApiError> {
         catalog()?.validate(tool, &args)?;
+        if tool == "pricing_estimate_cost" {
+            let bytes = serde_json::to_vec(&args)
+                .map_err(|e| ApiError::internal("encoding arguments", &e))?;
+            return estimate::estimate_envelope(&self.state, &bytes).await;
+        }
+        self.state
+            .cache()
+            .tool_result(tool, &args, self.read(tool, &args))
+            .await
+    }
+
+    /// The read-only tools: the REST endpoints' own code, in the envelope.
+    async fn read(&self, tool: &str, args: &Value) -> Result<Value, ApiError> {
         let empty = Map::new();
         let map = args.as_object().unwrap_or(&empty);
         let state = &self.state;
@@ -308,11 +323,6 @@ impl PricingMcp {
             }
             "pricing_recent_changes" => {
                 changes::list_changes(state, &Query::from_json(map, changes::PARAMS)?).await?
-            }
-            "pricing_estimate_cost" => {
-                let bytes = serde_json::to_vec(&args)
-                    .map_err(|e| ApiError::internal("encoding arguments", &e))?;
-                return estimate::estimate_envelope(state, &bytes).await;
             }
             other => {
                 return Err(ApiError::new(

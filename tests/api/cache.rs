@@ -230,3 +230,45 @@ async fn a_lost_listener_connection_turns_the_cache_off_until_it_reconnects() {
     assert_eq!(hit.header("x-cache"), Some("hit"));
     assert_ne!(hit.json()["as_of"], before);
 }
+
+#[tokio::test]
+async fn mcp_tool_results_come_from_the_cache_until_a_publish() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+    let mcp = pricing::mcp::PricingMcp::new(app.state.clone());
+    let args = serde_json::json!({"limit": 3, "sort": "context_desc"});
+    let hits = || async { cache_stats(&app).await["hits"].as_u64().unwrap_or(0) };
+
+    let first = mcp
+        .run("pricing_list_models", args.clone())
+        .await
+        .expect("first call");
+    let before = hits().await;
+    let again = mcp
+        .run("pricing_list_models", args.clone())
+        .await
+        .expect("second call");
+    assert_eq!(again, first);
+    assert_eq!(hits().await, before + 1, "the second call is a hit");
+    // The same data as REST, whichever answered first.
+    let rest = app.call(PATH).await.expect(200).json();
+    assert_eq!(rest["data"], first["data"]);
+
+    publish_fixture(&db, "snapshot-b.json").await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let now = mcp
+            .run("pricing_list_models", args.clone())
+            .await
+            .expect("call");
+        if now["as_of"] != first["as_of"] {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the publish never reached the MCP results"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

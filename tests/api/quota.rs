@@ -327,6 +327,78 @@ async fn two_servers_on_one_database_admit_exactly_the_free_quota_to_fifty_concu
 }
 
 #[tokio::test]
+async fn a_busy_key_is_served_from_leases_and_the_units_it_did_not_use_go_back() {
+    let db = TestDb::new().await;
+    set_plan(&db, "free", Some(1_000_000), None).await;
+    let key = Arc::new(issue(&db, "free").await);
+    let app = Arc::new(
+        TestApp::spawn_with(
+            &db.config,
+            AppOptions {
+                pool_size: Some(8),
+                ..AppOptions::default()
+            },
+        )
+        .await,
+    );
+    let (clients, each) = (16, 100);
+    let replies = futures_join((0..clients).map(|_| {
+        let (app, key) = (app.clone(), key.clone());
+        tokio::spawn(async move {
+            let mut replies = Vec::new();
+            for _ in 0..each {
+                let res = app
+                    .http
+                    .get(app.url(NOWHERE))
+                    .header("X-API-Key", key.as_str())
+                    .send()
+                    .await
+                    .expect("request");
+                replies.push((res.status().as_u16(), limits(&res).map(|l| l.remaining)));
+            }
+            replies
+        })
+    }))
+    .await
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>();
+    let requests = clients * each;
+    assert!(replies.iter().all(|(status, _)| *status == 404));
+    // Every admitted request took its own unit: no remaining count twice.
+    let remaining: std::collections::BTreeSet<u32> =
+        replies.iter().filter_map(|(_, r)| *r).collect();
+    assert_eq!(remaining.len(), requests, "one unit per request");
+    let stats = app.state.access().accountant().stats();
+    assert!(stats.leased > 0, "a busy key gets leases: {stats:?}");
+    assert!(
+        stats.db_calls * 2 < u64::try_from(requests).expect("count"),
+        "leases save calls: {stats:?}"
+    );
+    // Leases left unused expire and go back: the window counts what was used.
+    let deadline = Instant::now() + std::time::Duration::from_secs(5);
+    let used = loop {
+        tokio::time::sleep(pricing::quota::LEASE_TTL * 2).await;
+        let used: i32 = db
+            .client()
+            .await
+            .query_one("select sum(used)::int from pricing.quota_windows", &[])
+            .await
+            .expect("used")
+            .get(0);
+        if usize::try_from(used).ok() == Some(requests) || Instant::now() > deadline {
+            break used;
+        }
+    };
+    assert_eq!(
+        usize::try_from(used).ok(),
+        Some(requests),
+        "{:?}",
+        app.state.access().accountant().stats()
+    );
+}
+
+#[tokio::test]
 async fn two_servers_on_one_database_share_the_anonymous_quota_under_concurrency() {
     let db = TestDb::new().await;
     set_plan(&db, "anonymous", Some(100), Some(100_000)).await;
@@ -611,6 +683,57 @@ async fn admit_never_grants_past_the_quota_and_says_when_it_refills() {
         err.code(),
         Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
     );
+}
+
+#[tokio::test]
+async fn release_gives_back_quota_and_bucket_tokens_but_never_below_zero() {
+    let db = TestDb::new().await;
+    let mut client = db.client().await;
+    let tx = client.transaction().await.expect("begin");
+    tx.execute(
+        "update pricing.plans set quota = 100, burst_per_second = 10 where name = 'free'",
+        &[],
+    )
+    .await
+    .expect("plan");
+    let row = tx
+        .query_one(
+            "select granted, used, reset_at, burst from api.admit('key:7', 'free', 8)",
+            &[],
+        )
+        .await
+        .expect("admit");
+    let (granted, used, reset, burst): (i32, i32, i64, Option<i32>) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    assert_eq!((granted, used, burst), (8, 8, Some(10)));
+    let release = "select api.release('key:7', 'free', $1, $2)";
+    let given: i32 = tx
+        .query_one(release, &[&reset, &5_i32])
+        .await
+        .expect("release")
+        .get(0);
+    assert_eq!(given, 5);
+    // The bucket has its 5 tokens back too: 7 more fit (2 left + 5), not 8.
+    let row = tx
+        .query_one(
+            "select granted, used from api.admit('key:7', 'free', 8)",
+            &[],
+        )
+        .await
+        .expect("admit");
+    assert_eq!((row.get::<_, i32>(0), row.get::<_, i32>(1)), (7, 10));
+    let given: i32 = tx
+        .query_one(release, &[&reset, &50_i32])
+        .await
+        .expect("release")
+        .get(0);
+    assert_eq!(given, 10, "never below zero used");
+    let given: i32 = tx
+        .query_one(release, &[&(reset - 86_400), &1_i32])
+        .await
+        .expect("release")
+        .get(0);
+    assert_eq!(given, 0, "a window that is gone");
 }
 
 #[tokio::test]

@@ -27,6 +27,7 @@ use salvo::http::header::{
 };
 use salvo::http::{Method, ResBody, StatusCode};
 use salvo::prelude::*;
+use serde_json::Value;
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 
 use super::state;
@@ -60,10 +61,9 @@ impl Default for Limits {
     }
 }
 
+/// A cached HTTP answer.
 #[derive(Debug)]
 struct Entry {
-    generation: u64,
-    day: time::Date,
     etag: HeaderValue,
     content_type: HeaderValue,
     cache_control: HeaderValue,
@@ -77,16 +77,57 @@ impl Entry {
         self.identity.len()
             + self.gzip.as_ref().map_or(0, Bytes::len)
             + self.br.as_ref().map_or(0, Bytes::len)
-            + 256
     }
 }
 
-#[derive(Debug, Default)]
-struct Store {
-    map: HashMap<String, Arc<Entry>>,
+/// A value kept for the generation and UTC day it was computed in.
+#[derive(Debug)]
+struct Cached<V> {
+    generation: u64,
+    day: time::Date,
+    size: usize,
+    value: V,
+}
+
+/// Entries of one kind, oldest first in `order`.
+#[derive(Debug)]
+struct Store<V> {
+    map: HashMap<String, Arc<Cached<V>>>,
     order: VecDeque<String>,
     bytes: usize,
 }
+
+impl<V> Default for Store<V> {
+    fn default() -> Self {
+        Self {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+}
+
+/// Both stores, under one lock and one set of bounds.
+#[derive(Debug, Default)]
+struct Stores {
+    /// HTTP answers (REST GETs).
+    http: Store<Entry>,
+    /// Results of MCP tool calls (the REST envelopes, as JSON values).
+    tools: Store<Value>,
+}
+
+impl Stores {
+    fn entries(&self) -> usize {
+        self.http.map.len() + self.tools.map.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.http.bytes + self.tools.bytes
+    }
+}
+
+/// Every entry is counted this much larger than its bodies (key, headers).
+const ENTRY_OVERHEAD: usize = 256;
 
 /// The shared cache and publish generation.
 #[derive(Debug)]
@@ -94,7 +135,7 @@ pub struct ResponseCache {
     generation: AtomicU64,
     listening: AtomicBool,
     limits: Limits,
-    store: Mutex<Store>,
+    store: Mutex<Stores>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -106,7 +147,7 @@ impl ResponseCache {
             generation: AtomicU64::new(0),
             listening: AtomicBool::new(false),
             limits,
-            store: Mutex::new(Store::default()),
+            store: Mutex::new(Stores::default()),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
         }
@@ -116,10 +157,10 @@ impl ResponseCache {
     pub fn bump(&self) {
         self.generation.fetch_add(1, Ordering::SeqCst);
         let mut store = self.lock();
-        *store = Store::default();
+        *store = Stores::default();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Store> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Stores> {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -133,48 +174,106 @@ impl ResponseCache {
         serde_json::json!({
             "enabled": self.enabled(),
             "generation": self.generation.load(Ordering::SeqCst),
-            "entries": store.map.len(),
-            "bytes": store.bytes,
+            "entries": store.entries(),
+            "bytes": store.bytes(),
             "hits": self.hits.load(Ordering::Relaxed),
             "misses": self.misses.load(Ordering::Relaxed),
         })
     }
 
-    fn get(&self, key: &str, day: time::Date) -> Option<Arc<Entry>> {
+    fn get<V>(
+        &self,
+        pick: impl FnOnce(&Stores) -> &Store<V>,
+        key: &str,
+        day: time::Date,
+    ) -> Option<Arc<Cached<V>>> {
         let generation = self.generation.load(Ordering::SeqCst);
         let store = self.lock();
-        store
+        let found = pick(&store)
             .map
             .get(key)
             .filter(|e| e.generation == generation && e.day == day)
-            .cloned()
+            .cloned();
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
     }
 
-    fn insert(&self, key: String, entry: Entry) {
-        let size = entry.size();
+    fn insert<V>(
+        &self,
+        pick: impl FnOnce(&mut Stores) -> &mut Store<V>,
+        key: String,
+        entry: Cached<V>,
+    ) {
+        let size = entry.size + ENTRY_OVERHEAD;
         if size > self.limits.bytes || self.limits.entries == 0 {
             return;
         }
-        let mut store = self.lock();
+        let mut stores = self.lock();
         // Re-checked under the lock: a bump since the request began drops it.
         if entry.generation != self.generation.load(Ordering::SeqCst) {
             return;
         }
+        // The bounds hold for both kinds together; the new entry's kind gives
+        // up its own oldest entries until it fits.
+        let others = (stores.entries(), stores.bytes());
+        let store = pick(&mut stores);
+        let (other_entries, other_bytes) = (others.0 - store.map.len(), others.1 - store.bytes);
         if let Some(old) = store.map.remove(&key) {
-            store.bytes -= old.size();
+            store.bytes -= old.size + ENTRY_OVERHEAD;
             store.order.retain(|k| k != &key);
         }
-        while store.map.len() >= self.limits.entries || store.bytes + size > self.limits.bytes {
+        while other_entries + store.map.len() >= self.limits.entries
+            || other_bytes + store.bytes + size > self.limits.bytes
+        {
             let Some(oldest) = store.order.pop_front() else {
                 break;
             };
             if let Some(old) = store.map.remove(&oldest) {
-                store.bytes -= old.size();
+                store.bytes -= old.size + ENTRY_OVERHEAD;
             }
         }
         store.bytes += size;
         store.order.push_back(key.clone());
         store.map.insert(key, Arc::new(entry));
+    }
+
+    /// The result of an MCP tool call with `args`, from the cache when this
+    /// publish (and UTC day) already answered it, else from `compute` (and
+    /// then kept, when it succeeded and the cache is in use).
+    pub async fn tool_result<E>(
+        &self,
+        tool: &str,
+        args: &Value,
+        compute: impl std::future::Future<Output = Result<Value, E>>,
+    ) -> Result<Value, E> {
+        if !self.enabled() {
+            return compute.await;
+        }
+        // serde_json maps are sorted by key: equal arguments, equal text.
+        let key = format!("{tool}\n{args}");
+        let day = time::OffsetDateTime::now_utc().date();
+        if let Some(hit) = self.get(|s| &s.tools, &key, day) {
+            return Ok(hit.value.clone());
+        }
+        let generation = self.generation.load(Ordering::SeqCst);
+        let value = compute.await?;
+        let size = value.to_string().len();
+        self.insert(
+            |s| &mut s.tools,
+            key,
+            Cached {
+                generation,
+                day,
+                size,
+                value: value.clone(),
+            },
+        );
+        Ok(value)
     }
 
     /// Keeps the generation current: LISTENs on [`CHANNEL`] over a dedicated
@@ -391,13 +490,11 @@ pub(super) async fn response_cache(
     }
     let key = cache_key(req);
     let day = time::OffsetDateTime::now_utc().date();
-    if let Some(entry) = cache.get(&key, day) {
-        cache.hits.fetch_add(1, Ordering::Relaxed);
-        answer(req, res, &entry, true);
+    if let Some(hit) = cache.get(|s| &s.http, &key, day) {
+        answer(req, res, &hit.value, true);
         ctrl.skip_rest();
         return;
     }
-    cache.misses.fetch_add(1, Ordering::Relaxed);
     let generation = cache.generation.load(Ordering::SeqCst);
     // The handler answers 304 itself on If-None-Match; ask it for the body so
     // that it can be cached, and decide on 304 here.
@@ -425,8 +522,6 @@ pub(super) async fn response_cache(
         (None, None)
     };
     let entry = Entry {
-        generation,
-        day,
         etag,
         content_type,
         cache_control,
@@ -435,7 +530,17 @@ pub(super) async fn response_cache(
         br,
     };
     answer(req, res, &entry, false);
-    cache.insert(key, entry);
+    let size = entry.size();
+    cache.insert(
+        |s| &mut s.http,
+        key,
+        Cached {
+            generation,
+            day,
+            size,
+            value: entry,
+        },
+    );
 }
 
 #[cfg(test)]
@@ -449,29 +554,65 @@ mod tests {
             bytes: 10_000,
         });
         let day = time::OffsetDateTime::now_utc().date();
-        let entry = |n: usize| Entry {
-            generation: 0,
-            day,
-            etag: HeaderValue::from_static("\"e\""),
-            content_type: HeaderValue::from_static("application/json"),
-            cache_control: HeaderValue::from_static("public"),
-            identity: Bytes::from(vec![b'x'; n]),
-            gzip: None,
-            br: None,
+        let put = |key: &str, n: usize| {
+            let value = Entry {
+                etag: HeaderValue::from_static("\"e\""),
+                content_type: HeaderValue::from_static("application/json"),
+                cache_control: HeaderValue::from_static("public"),
+                identity: Bytes::from(vec![b'x'; n]),
+                gzip: None,
+                br: None,
+            };
+            let size = value.size();
+            cache.insert(
+                |s| &mut s.http,
+                key.into(),
+                Cached {
+                    // computed in the first generation: after a bump, too old
+                    generation: 0,
+                    day,
+                    size,
+                    value,
+                },
+            );
         };
-        cache.insert("a".into(), entry(10));
-        cache.insert("b".into(), entry(10));
-        cache.insert("c".into(), entry(10));
-        assert!(cache.get("a", day).is_none());
-        assert!(cache.get("b", day).is_some() && cache.get("c", day).is_some());
-        cache.insert("d".into(), entry(9_600));
-        assert!(cache.get("b", day).is_none() && cache.get("c", day).is_none());
+        let has = |key: &str| cache.get(|s| &s.http, key, day).is_some();
+        put("a", 10);
+        put("b", 10);
+        put("c", 10);
+        assert!(!has("a"));
+        assert!(has("b") && has("c"));
+        put("d", 9_600);
+        assert!(!has("b") && !has("c"));
         cache.bump();
-        assert!(cache.get("d", day).is_none());
-        cache.insert("e".into(), entry(10));
-        assert!(
-            cache.get("e", day).is_none(),
-            "an entry of an old generation"
+        assert!(!has("d"));
+        put("e", 10);
+        assert!(!has("e"), "an entry of an old generation");
+    }
+
+    #[tokio::test]
+    async fn tool_results_are_kept_per_arguments_until_a_bump() {
+        let cache = ResponseCache::new(Limits::default());
+        cache.listening.store(true, Ordering::SeqCst);
+        let compute = |n: u64| async move { Ok::<_, ()>(serde_json::json!({ "n": n })) };
+        let args = serde_json::json!({"limit": 5, "query": "o3"});
+        let same = serde_json::json!({"query": "o3", "limit": 5});
+        assert_eq!(
+            cache.tool_result("t", &args, compute(1)).await,
+            Ok(serde_json::json!({"n": 1}))
+        );
+        assert_eq!(
+            cache.tool_result("t", &same, compute(2)).await,
+            Ok(serde_json::json!({"n": 1}))
+        );
+        assert_eq!(
+            cache.tool_result("u", &args, compute(3)).await,
+            Ok(serde_json::json!({"n": 3}))
+        );
+        cache.bump();
+        assert_eq!(
+            cache.tool_result("t", &args, compute(4)).await,
+            Ok(serde_json::json!({"n": 4}))
         );
     }
 }

@@ -40,17 +40,20 @@ pub(super) fn is_counted(method: &Method, path: &str) -> bool {
 
 /// The client address (see [`crate::net::client_ip`]); `0.0.0.0` when the
 /// connection has no IP peer.
-pub(super) fn client_addr(req: &Request, trusted: &[crate::net::Cidr]) -> Option<IpAddr> {
-    let peer: IpAddr = req
+pub(super) fn client_addr(req: &Request, trusted: &[crate::net::Cidr]) -> IpAddr {
+    let peer: Option<IpAddr> = req
         .remote_addr()
         .as_ipv4()
         .map(|a| (*a.ip()).into())
-        .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()))?;
+        .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()));
+    let Some(peer) = peer else {
+        return Ipv4Addr::UNSPECIFIED.into();
+    };
     let forwarded = req
         .headers()
         .get("x-forwarded-for")
         .and_then(|v| v.to_str().ok());
-    Some(client_ip(peer, forwarded, trusted))
+    client_ip(peer, forwarded, trusted)
 }
 
 /// The client address of an MCP request, for its tool calls' accounting.
@@ -61,8 +64,7 @@ pub struct McpClient(pub IpAddr);
 /// (the request's extensions travel with it into the MCP service).
 #[handler]
 pub(super) async fn mcp_client(req: &mut Request, depot: &mut Depot) {
-    let client =
-        client_addr(req, &state(depot).trusted_proxies).unwrap_or(Ipv4Addr::UNSPECIFIED.into());
+    let client = client_addr(req, &state(depot).trusted_proxies);
     req.extensions_mut().insert(McpClient(client));
 }
 
@@ -77,7 +79,7 @@ pub(super) async fn rate_limit(
         return;
     }
     let state = state(depot);
-    let client = client_addr(req, &state.trusted_proxies).unwrap_or(Ipv4Addr::UNSPECIFIED.into());
+    let client = client_addr(req, &state.trusted_proxies);
     let credential = credential_from(req.headers(), req.uri().query());
     let admission = state
         .access

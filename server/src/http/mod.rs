@@ -85,6 +85,11 @@ impl AppState {
         &self.access
     }
 
+    /// The response cache, also for channels other than REST (MCP).
+    pub fn cache(&self) -> &cache::ResponseCache {
+        &self.cache
+    }
+
     /// Serves the browser calculator at `/demo/` from `dir` instead of [`DEFAULT_DEMO_DIR`].
     pub fn with_demo_dir(mut self, dir: PathBuf) -> Self {
         self.demo_dir = dir;
@@ -130,16 +135,14 @@ impl App {
             handle.stop_graceful(Some(Duration::from_secs(10)));
         });
         tracing::info!(addr = %self.addr, "serving");
-        let sweeper = self.state.access.accountant().spawn_sweeper();
+        let accountant = self.state.access.accountant().clone();
         let listener = self
             .state
             .listen
             .clone()
             .map(|config| tokio::spawn(self.state.cache.clone().listen(config)));
-        server
-            .serve(service(self.state, self.addr.ip().is_loopback()))
-            .await;
-        sweeper.abort();
+        let server = server.serve(service(self.state, self.addr.ip().is_loopback()));
+        accountant.upkeep_while(server).await;
         if let Some(listener) = listener {
             listener.abort();
         }
@@ -188,7 +191,7 @@ pub fn service(state: AppState, loopback: bool) -> Service {
         )
         .push(demo);
     Service::new(router)
-        .hoop(affix_state::inject(state))
+        .hoop(affix_state::inject(Arc::new(state)))
         .hoop(access_log)
         .hoop(limits::rate_limit)
         .catcher(Catcher::new(json_errors))
@@ -197,7 +200,7 @@ pub fn service(state: AppState, loopback: bool) -> Service {
 fn state(depot: &Depot) -> &AppState {
     // Injected by the service's first hoop for every request.
     depot
-        .get_typed::<AppState>()
+        .get_typed::<Arc<AppState>>()
         .unwrap_or_else(|_| unreachable!("AppState is injected for every route"))
 }
 
@@ -207,6 +210,9 @@ fn state(depot: &Depot) -> &AppState {
 async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
     let started = Instant::now();
     ctrl.call_next(req, depot, res).await;
+    if !tracing::enabled!(tracing::Level::INFO) {
+        return;
+    }
     let client = limits::client_addr(req, &state(depot).trusted_proxies);
     let caller = depot.get_typed::<Caller>().ok().map(Caller::log_name);
     let query = redact_query(req.uri().query().unwrap_or(""));
@@ -216,7 +222,7 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
         query = %query,
         status = res.status_code.unwrap_or(StatusCode::OK).as_u16(),
         micros = started.elapsed().as_micros() as u64,
-        client = ?client,
+        client = %client,
         caller = caller.as_deref().unwrap_or("-"),
         "request"
     );
