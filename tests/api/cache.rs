@@ -272,3 +272,41 @@ async fn mcp_tool_results_come_from_the_cache_until_a_publish() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn feeds_and_the_dump_are_cached_per_host_with_their_headers() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+
+    let first = app.call("/dumps/prices.csv").await.expect(200);
+    let again = app.call("/dumps/prices.csv").await.expect(200);
+    assert_eq!(
+        (first.header("x-cache"), again.header("x-cache")),
+        (Some("miss"), Some("hit"))
+    );
+    assert_eq!(again.text, first.text);
+    for header in [
+        "content-type",
+        "content-disposition",
+        "etag",
+        "cache-control",
+    ] {
+        assert_eq!(again.header(header), first.header(header), "{header}");
+    }
+
+    let feed = "/feeds/changes.json?limit=5";
+    let here = app.call(feed).await.expect(200);
+    assert_eq!(
+        app.call(feed).await.expect(200).header("x-cache"),
+        Some("hit")
+    );
+    // The feed links to the host it was asked for: another host is another entry.
+    let there = app
+        .call_with(feed, &[("host", "prices.example")])
+        .await
+        .expect(200);
+    assert_eq!(there.header("x-cache"), Some("miss"));
+    assert!(there.text.contains("http://prices.example/"));
+    assert!(!here.text.contains("prices.example"));
+}

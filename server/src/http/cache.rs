@@ -1,9 +1,10 @@
 //! The in-process response cache of cacheable GETs (issue 8).
 //!
-//! A `200` answer of a data endpoint under `/api/v1` is kept in memory, keyed
-//! by the request path and its query with the parameters sorted and the API
-//! key left out, together with the publish generation and the UTC day it was
-//! computed in. It is served again, pre-compressed (gzip, br) when the client
+//! A `200` answer of a data endpoint under `/api/v1`, of a feed or of the dump
+//! is kept in memory, keyed by the host, the request path and its query with
+//! the parameters sorted and the API key left out, together with the publish
+//! generation and the UTC day it was computed in. MCP tool calls keep their
+//! results the same way, keyed by tool and arguments. It is served again, pre-compressed (gzip, br) when the client
 //! accepts it, until the generation changes: the server LISTENs on channel
 //! `pricing_publish` (publish.apply notifies it) on a dedicated connection and
 //! bumps the generation on every notification and on every (re)connection,
@@ -22,8 +23,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use salvo::http::header::{
-    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderName, HeaderValue,
-    IF_NONE_MATCH, VARY,
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_ENCODING, CONTENT_TYPE, ETAG,
+    HOST, HeaderName, HeaderValue, IF_NONE_MATCH, VARY,
 };
 use salvo::http::{Method, ResBody, StatusCode};
 use salvo::prelude::*;
@@ -67,6 +68,8 @@ struct Entry {
     etag: HeaderValue,
     content_type: HeaderValue,
     cache_control: HeaderValue,
+    /// The dump's file name.
+    disposition: Option<HeaderValue>,
     identity: Bytes,
     gzip: Option<Bytes>,
     br: Option<Bytes>,
@@ -349,7 +352,8 @@ impl ResponseCache {
     }
 }
 
-/// The cache key: path and query parameters sorted, the `key` parameter left out.
+/// The cache key: host (the feeds link to it), path and query parameters
+/// sorted, the `key` parameter left out.
 fn cache_key(req: &Request) -> String {
     let mut pairs: Vec<(String, String)> =
         form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
@@ -357,7 +361,12 @@ fn cache_key(req: &Request) -> String {
             .map(|(n, v)| (n.into_owned(), v.into_owned()))
             .collect();
     pairs.sort();
-    let mut key = req.uri().path().to_owned();
+    let host = req
+        .headers()
+        .get(HOST)
+        .map_or(&b""[..], HeaderValue::as_bytes);
+    let mut key = String::from_utf8_lossy(host).into_owned();
+    key.push_str(req.uri().path());
     key.push('?');
     key.push_str(
         &form_urlencoded::Serializer::new(String::new())
@@ -463,6 +472,9 @@ fn answer(req: &Request, res: &mut Response, entry: &Entry, hit: bool) {
     };
     let headers = res.headers_mut();
     headers.insert(CONTENT_TYPE, entry.content_type.clone());
+    if let Some(disposition) = &entry.disposition {
+        headers.insert(CONTENT_DISPOSITION, disposition.clone());
+    }
     match (body, coding) {
         (Some(body), Some(coding)) => {
             headers.insert(CONTENT_ENCODING, HeaderValue::from_static(coding));
@@ -525,6 +537,7 @@ pub(super) async fn response_cache(
         etag,
         content_type,
         cache_control,
+        disposition: header(CONTENT_DISPOSITION),
         identity,
         gzip,
         br,
@@ -559,6 +572,7 @@ mod tests {
                 etag: HeaderValue::from_static("\"e\""),
                 content_type: HeaderValue::from_static("application/json"),
                 cache_control: HeaderValue::from_static("public"),
+                disposition: None,
                 identity: Bytes::from(vec![b'x'; n]),
                 gzip: None,
                 br: None,

@@ -177,11 +177,15 @@ pub fn service(state: AppState, loopback: bool) -> Service {
                 .push(Router::with_path("estimate").post(estimate::estimate_cost)),
         )
         .push(
-            Router::with_path("feeds")
-                .push(Router::with_path("changes.xml").get(feeds::changes_xml))
-                .push(Router::with_path("changes.json").get(feeds::changes_json)),
+            Router::new()
+                .hoop(cache::response_cache)
+                .push(
+                    Router::with_path("feeds")
+                        .push(Router::with_path("changes.xml").get(feeds::changes_xml))
+                        .push(Router::with_path("changes.json").get(feeds::changes_json)),
+                )
+                .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv)),
         )
-        .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv))
         .push(
             Router::with_path("mcp")
                 .hoop(limits::mcp_client)
