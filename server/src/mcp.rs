@@ -286,7 +286,7 @@ impl PricingMcp {
         }
         self.state
             .cache()
-            .tool_result(tool, &args, self.read(tool, &args))
+            .value(tool, &args, self.read(tool, &args))
             .await
     }
 

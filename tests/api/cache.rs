@@ -310,3 +310,39 @@ async fn feeds_and_the_dump_are_cached_per_host_with_their_headers() {
     assert!(there.text.contains("http://prices.example/"));
     assert!(!here.text.contains("prices.example"));
 }
+
+#[tokio::test]
+async fn estimates_are_computed_each_time_from_cached_prices() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+    let estimate = |requests: u32| {
+        let app = &app;
+        async move {
+            let body = serde_json::json!({"requests_per_month": requests, "preset": "chatbot"});
+            let res = app
+                .http
+                .post(app.url("/api/v1/estimate"))
+                .json(&body)
+                .send()
+                .await
+                .expect("request");
+            assert_eq!(res.status(), 200);
+            res.json::<Value>().await.expect("json")
+        }
+    };
+    let first = estimate(1000).await;
+    let before = cache_stats(&app).await["hits"].as_u64().unwrap_or(0);
+    // Another workload over the same models: the prices come from the cache.
+    let second = estimate(2000).await;
+    assert_eq!(cache_stats(&app).await["hits"].as_u64(), Some(before + 1));
+    assert_eq!(
+        second["data"]["estimates"].as_array().map(Vec::len),
+        first["data"]["estimates"].as_array().map(Vec::len)
+    );
+    assert_ne!(
+        second["data"], first["data"],
+        "computed for its own workload"
+    );
+    assert_eq!(estimate(1000).await["data"], first["data"]);
+}

@@ -4,7 +4,8 @@
 //! is kept in memory, keyed by the host, the request path and its query with
 //! the parameters sorted and the API key left out, together with the publish
 //! generation and the UTC day it was computed in. MCP tool calls keep their
-//! results the same way, keyed by tool and arguments. It is served again, pre-compressed (gzip, br) when the client
+//! results the same way, keyed by tool and arguments, and estimates their
+//! prices, keyed by the models asked for. It is served again, pre-compressed (gzip, br) when the client
 //! accepts it, until the generation changes: the server LISTENs on channel
 //! `pricing_publish` (publish.apply notifies it) on a dedicated connection and
 //! bumps the generation on every notification and on every (re)connection,
@@ -115,17 +116,18 @@ impl<V> Default for Store<V> {
 struct Stores {
     /// HTTP answers (REST GETs).
     http: Store<Entry>,
-    /// Results of MCP tool calls (the REST envelopes, as JSON values).
-    tools: Store<Value>,
+    /// JSON values: results of MCP tool calls (the REST envelopes) and the
+    /// prices of estimates.
+    values: Store<Value>,
 }
 
 impl Stores {
     fn entries(&self) -> usize {
-        self.http.map.len() + self.tools.map.len()
+        self.http.map.len() + self.values.map.len()
     }
 
     fn bytes(&self) -> usize {
-        self.http.bytes + self.tools.bytes
+        self.http.bytes + self.values.bytes
     }
 }
 
@@ -245,12 +247,13 @@ impl ResponseCache {
         store.map.insert(key, Arc::new(entry));
     }
 
-    /// The result of an MCP tool call with `args`, from the cache when this
-    /// publish (and UTC day) already answered it, else from `compute` (and
-    /// then kept, when it succeeded and the cache is in use).
-    pub async fn tool_result<E>(
+    /// The value of `what` (an MCP tool, an api function) for `args`, from
+    /// the cache when this publish (and UTC day) already computed it, else
+    /// from `compute` (and then kept, when it succeeded and the cache is in
+    /// use).
+    pub async fn value<E>(
         &self,
-        tool: &str,
+        what: &str,
         args: &Value,
         compute: impl std::future::Future<Output = Result<Value, E>>,
     ) -> Result<Value, E> {
@@ -258,16 +261,16 @@ impl ResponseCache {
             return compute.await;
         }
         // serde_json maps are sorted by key: equal arguments, equal text.
-        let key = format!("{tool}\n{args}");
+        let key = format!("{what}\n{args}");
         let day = time::OffsetDateTime::now_utc().date();
-        if let Some(hit) = self.get(|s| &s.tools, &key, day) {
+        if let Some(hit) = self.get(|s| &s.values, &key, day) {
             return Ok(hit.value.clone());
         }
         let generation = self.generation.load(Ordering::SeqCst);
         let value = compute.await?;
         let size = value.to_string().len();
         self.insert(
-            |s| &mut s.tools,
+            |s| &mut s.values,
             key,
             Cached {
                 generation,
@@ -605,27 +608,27 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn tool_results_are_kept_per_arguments_until_a_bump() {
+    async fn values_are_kept_per_arguments_until_a_bump() {
         let cache = ResponseCache::new(Limits::default());
         cache.listening.store(true, Ordering::SeqCst);
         let compute = |n: u64| async move { Ok::<_, ()>(serde_json::json!({ "n": n })) };
         let args = serde_json::json!({"limit": 5, "query": "o3"});
         let same = serde_json::json!({"query": "o3", "limit": 5});
         assert_eq!(
-            cache.tool_result("t", &args, compute(1)).await,
+            cache.value("t", &args, compute(1)).await,
             Ok(serde_json::json!({"n": 1}))
         );
         assert_eq!(
-            cache.tool_result("t", &same, compute(2)).await,
+            cache.value("t", &same, compute(2)).await,
             Ok(serde_json::json!({"n": 1}))
         );
         assert_eq!(
-            cache.tool_result("u", &args, compute(3)).await,
+            cache.value("u", &args, compute(3)).await,
             Ok(serde_json::json!({"n": 3}))
         );
         cache.bump();
         assert_eq!(
-            cache.tool_result("t", &args, compute(4)).await,
+            cache.value("t", &args, compute(4)).await,
             Ok(serde_json::json!({"n": 4}))
         );
     }

@@ -354,12 +354,19 @@ pub async fn estimate_envelope(state: &AppState, bytes: &[u8]) -> Result<Value, 
         ApiError::invalid(field, e.to_string(), e.allowed())
     })?;
 
-    let result = call_json(
-        state,
-        "select api.estimate_prices($1::text[])",
-        &[&body.model_ids],
-    )
-    .await?;
+    // The prices depend on the models asked for and the publish only.
+    let result = state
+        .cache()
+        .value(
+            "api.estimate_prices",
+            &json!(body.model_ids),
+            call_json(
+                state,
+                "select api.estimate_prices($1::text[])",
+                &[&body.model_ids],
+            ),
+        )
+        .await?;
 
     let models = result["models"].as_array().cloned().unwrap_or_default();
     let mut rows: Vec<(String, Value, CostEstimate)> = Vec::with_capacity(models.len());
