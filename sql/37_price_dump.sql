@@ -15,24 +15,36 @@ as $$
     end
 $$;
 
-create function api.price_dump()
-returns table (publish bigint, as_of text, csv text)
-language sql stable security definer
-set search_path = pricing, pg_temp
+-- api._price_dump_csv(day, as_of): the dump's CSV for the prices in effect on
+-- `day`, is_stale judged against `as_of`. publish.refresh_dump() stores it
+-- for each publish.
+create function api._price_dump_csv(p_day date, p_as_of timestamptz)
+returns text
+language sql stable
 as $$
-    select s.id, api._ts(s.as_of),
-           'model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,'
+    select 'model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,'
            || 'valid_to,last_verified_at,is_stale,source' || E'\r\n'
            || coalesce((
                select string_agg(concat_ws(',',
                           api._csv(p.model_id), api._csv(m.provider), api._csv(m.name),
                           p.channel, p.component, p.tier, api._dec(p.usd_per_1m), p.valid_from,
                           coalesce(p.valid_to::text, ''), api._ts(p.last_verified_at),
-                          api._is_stale(p.last_verified_at, s.as_of)::text, api._csv(p.source)) || E'\r\n',
+                          api._is_stale(p.last_verified_at, p_as_of)::text, api._csv(p.source)) || E'\r\n',
                           '' order by p.model_id, p.channel, p.component, p.tier)
                from pricing.prices as p
                join pricing.models as m on m.id = p.model_id
-               where p.valid_from <= s.day and (p.valid_to is null or p.valid_to > s.day)), '')
+               where p.valid_from <= p_day and (p.valid_to is null or p.valid_to > p_day)), '')
+$$;
+
+-- The stored CSV of the served publish; computed here only if it is missing.
+create function api.price_dump()
+returns table (publish bigint, as_of text, csv text)
+language sql stable security definer
+set search_path = pricing, pg_temp
+as $$
+    select s.id, api._ts(s.as_of),
+           coalesce((select d.csv from pricing.price_dump as d where d.publish = s.id),
+                    api._price_dump_csv(s.day, s.as_of))
     from api._served() as s
 $$;
 

@@ -310,6 +310,7 @@ begin
     where m.id = latest.model_id and m.updated_at is distinct from greatest(m.updated_at, latest.at);
 
     perform publish.refresh_listing(v_publish);  -- sql/55_listing.sql
+    perform publish.refresh_dump(v_publish);
 
     select jsonb_build_object(
         'sources', p_sources,

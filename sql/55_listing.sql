@@ -40,9 +40,23 @@ begin
 end
 $$;
 
--- The listing follows the served publish also when sql/ itself changes (a new
--- build of the listing rows), so it is rebuilt whenever this schema is.
-select publish.refresh_listing(p.id)
+-- publish.refresh_dump(publish): stores the CSV of GET /dumps/prices.csv for
+-- the publish (api._price_dump_csv, sql/37_price_dump.sql), in place of the
+-- previous one. publish.apply() calls it inside the publish transaction.
+create function publish.refresh_dump(p_publish bigint)
+returns void
+language sql
+as $$
+    delete from pricing.price_dump;
+    insert into pricing.price_dump (publish, csv)
+    select p.id, api._price_dump_csv((p.as_of at time zone 'UTC')::date, p.as_of)
+    from pricing.publishes as p
+    where p.id = p_publish;
+$$;
+
+-- The listing and the dump follow the served publish also when sql/ itself
+-- changes (a new build of either), so they are rebuilt whenever this schema is.
+select publish.refresh_listing(p.id), publish.refresh_dump(p.id)
 from pricing.publishes as p
 order by p.id desc
 limit 1;

@@ -184,3 +184,37 @@ async fn the_csv_dump_has_one_row_per_model_channel_component_and_tier() {
             .any(|l| l.starts_with("openai:o3,openai,o3,official,input,standard,2,2025-06-10,"))
     );
 }
+
+#[tokio::test]
+async fn the_dump_is_built_once_per_publish_and_follows_the_newest() {
+    let db = crate::helpers::TestDb::new().await;
+    crate::helpers::publish_fixture(&db, "snapshot-a.json").await;
+    let app = crate::helpers::data_app(&db).await;
+    let stored = || async {
+        let row = db
+            .client()
+            .await
+            .query_one(
+                "select d.publish, d.csv, (select max(id) from pricing.publishes),
+                        (select count(*) from pricing.price_dump)
+                 from pricing.price_dump as d",
+                &[],
+            )
+            .await
+            .expect("stored dump");
+        let (publish, csv, newest, rows): (i64, String, i64, i64) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        assert_eq!(
+            (publish, rows),
+            (newest, 1),
+            "one dump, of the newest publish"
+        );
+        csv
+    };
+    let before = stored().await;
+    assert_eq!(app.call("/dumps/prices.csv").await.expect(200).text, before);
+    crate::helpers::publish_fixture(&db, "snapshot-b.json").await;
+    let after = stored().await;
+    assert_ne!(after, before);
+    assert_eq!(app.call("/dumps/prices.csv").await.expect(200).text, after);
+}
