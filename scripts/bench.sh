@@ -12,10 +12,12 @@
 #   GET /models (default, filtered, sorted, a deep cursor page), GET /models/{id}
 #   with includes, daily history over 365 days, compare of 5 models, changes,
 #   and POST /estimate (not cached; wrk Lua script).
-# For each: the first request's latency (a cache miss: curl -w) and the warm
-# throughput with p50/p99 (cache hits). In the same run nginx serves the body
-# of GET /models as a static file (the ceiling); every throughput is shown as
-# a ratio to it. One more row serves GET /models to an internal key (never
+# For each: cold, the throughput with p50/p99 of a server whose response
+# cache keeps nothing (--cache-entries 0: every request a miss, the database
+# answers each); then warm, on a server with the cache, the first request's
+# latency (a miss: curl -w) and the throughput with p50/p99 (cache hits).
+# In the same run nginx serves the body of GET /models as a static file (the
+# ceiling); every warm throughput is shown as a ratio to it. One more row serves GET /models to an internal key (never
 # counted), for the cost of the accounting. Then the database time of each `api` function (pgbench -f,
 # one client, BENCH_PG_DURATION 5 s: average and p99 from the per-transaction
 # log) and the server's memory under load (VmRSS, VmHWM).
@@ -61,26 +63,36 @@ INTERNAL_KEY=$(issue internal)
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 ADDR=127.0.0.1:$PORT
-"$BIN" serve --listen "$ADDR" --data-dir "$DATA/db" 2>"$DATA/serve.log" &
-SERVER=$!
+SERVER=""
 NGINX_PID=""
-cleanup() {
-    [ -n "$NGINX_PID" ] && kill -TERM "$NGINX_PID" 2>/dev/null
+stop_server() {
+    [ -n "$SERVER" ] || return 0
     kill -TERM "$SERVER" 2>/dev/null || true
     wait "$SERVER" 2>/dev/null || true
+    SERVER=""
+}
+cleanup() {
+    [ -n "$NGINX_PID" ] && kill -TERM "$NGINX_PID" 2>/dev/null
+    stop_server
 }
 trap cleanup EXIT
-for _ in $(seq 1 600); do
-    curl -sf -o /dev/null "http://$ADDR/healthz" && break
-    kill -0 "$SERVER" 2>/dev/null || { cat "$DATA/serve.log" >&2; die "pricing serve exited"; }
-    sleep 0.1
-done
-curl -sf -o /dev/null "http://$ADDR/healthz" || die "pricing serve did not start (see $DATA/serve.log)"
-for _ in $(seq 1 50); do
-    [ "$(curl -s "http://$ADDR/healthz" | jq -r .response_cache.enabled)" = true ] && break
-    sleep 0.1
-done
-log "serving on $ADDR"
+# start_server [SERVE_ARGS...]: `pricing serve` on $ADDR, once it answers and its cache listens.
+start_server() {
+    "$BIN" serve --listen "$ADDR" --data-dir "$DATA/db" "$@" 2>>"$DATA/serve.log" &
+    SERVER=$!
+    for _ in $(seq 1 600); do
+        curl -sf -o /dev/null "http://$ADDR/healthz" && break
+        kill -0 "$SERVER" 2>/dev/null || { cat "$DATA/serve.log" >&2; die "pricing serve exited"; }
+        sleep 0.1
+    done
+    curl -sf -o /dev/null "http://$ADDR/healthz" || die "pricing serve did not start (see $DATA/serve.log)"
+    for _ in $(seq 1 50); do
+        [ "$(curl -s "http://$ADDR/healthz" | jq -r .response_cache.enabled)" = true ] && break
+        sleep 0.1
+    done
+    log "serving on $ADDR ${*:-(response cache on)}"
+}
+start_server --cache-entries 0
 
 api() { curl -sf -H "X-API-Key: $KEY" "http://$ADDR$1"; }
 IDS=$(api "/api/v1/models?limit=5&sort=price_blended_asc" | jq -r '.data.items[].id')
@@ -148,8 +160,7 @@ first_ms() {
 
 # The ceiling: nginx serving the body of GET /models as a static file.
 mkdir -p "$DATA/nginx/www" "$DATA/nginx/tmp"
-# (same bytes as GET /api/v1/models; another cache entry, so that its first request stays cold)
-api "/api/v1/models?limit=20" >"$DATA/nginx/www/models.json"
+api "/api/v1/models" >"$DATA/nginx/www/models.json"
 NGINX_PORT=$(free_port)
 cat >"$DATA/nginx/nginx.conf" <<EOF
 daemon off;
@@ -185,28 +196,43 @@ kill -TERM "$NGINX_PID" 2>/dev/null || true
 wait "$NGINX_PID" 2>/dev/null || true
 NGINX_PID=""
 
+# Cold: every request a cache miss.
+declare -A COLD
+for case in "${CASES[@]}"; do
+    name=${case%%|*}
+    log "$name: cold, wrk $DURATION"
+    COLD[$name]=$(run_wrk "$name cold" "http://$ADDR${case#*|}" -H "X-API-Key: $KEY")
+done
+COLD[estimate]=$(run_wrk "estimate cold" "http://$ADDR/api/v1/estimate" -s "$DATA/estimate.lua")
+stop_server
+
+# Warm: the response cache on.
+start_server
 ROWS=()
-row() { ROWS+=("$(printf '%-22s %10s %9s %9s %10s %8s' "$@")"); }
+row() { ROWS+=("$(printf '%-22s %10s %8s %8s %7s %9s %10s %8s %8s' "$@")"); }
 ratio() { awk -v a="$1" -v b="$NGINX_RPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
-row "nginx static /models" "$NGINX_RPS" "$NGINX_P50" "$NGINX_P99" "-" "1.00"
+row "nginx static /models" "$NGINX_RPS" "$NGINX_P50" "$NGINX_P99" "1.00" "-" "-" "-" "-"
 for case in "${CASES[@]}"; do
     name=${case%%|*}
     path=${case#*|}
-    cold=$(first_ms "http://$ADDR$path")
-    log "$name: first request ${cold} ms; wrk $DURATION"
+    first=$(first_ms "http://$ADDR$path")
+    log "$name: first request ${first} ms; warm, wrk $DURATION"
     read -r rps p50 p99 < <(run_wrk "$name" "http://$ADDR$path" -H "X-API-Key: $KEY")
-    row "$name" "$rps" "$p50" "$p99" "$cold" "$(ratio "$rps")"
+    # shellcheck disable=SC2086 # three fields
+    row "$name" "$rps" "$p50" "$p99" "$(ratio "$rps")" "$first" ${COLD[$name]}
 done
 # The same hits for a key that is never counted: what the accounting costs.
 read -r rps p50 p99 < <(run_wrk "models internal" "http://$ADDR/api/v1/models" -H "X-API-Key: $INTERNAL_KEY")
-row "models (internal key)" "$rps" "$p50" "$p99" "-" "$(ratio "$rps")"
+row "models (internal key)" "$rps" "$p50" "$p99" "$(ratio "$rps")" "-" "-" "-" "-"
 # Compressed hits, as a browser asks.
 read -r rps p50 p99 < <(run_wrk "models gzip" "http://$ADDR/api/v1/models" -H "X-API-Key: $KEY" -H "Accept-Encoding: gzip")
-row "models (gzip)" "$rps" "$p50" "$p99" "-" "$(ratio "$rps")"
-cold=$(first_ms "http://$ADDR/api/v1/estimate" -X POST -H 'Content-Type: application/json' \
+row "models (gzip)" "$rps" "$p50" "$p99" "$(ratio "$rps")" "-" "-" "-" "-"
+# Estimates are computed per request; warm, their prices come from the cache.
+first=$(first_ms "http://$ADDR/api/v1/estimate" -X POST -H 'Content-Type: application/json' \
     --data "$(sed -n "s/^wrk.body = '\(.*\)'$/\1/p" "$DATA/estimate.lua")")
 read -r rps p50 p99 < <(run_wrk "estimate" "http://$ADDR/api/v1/estimate" -s "$DATA/estimate.lua")
-row "POST /estimate" "$rps" "$p50" "$p99" "$cold" "$(ratio "$rps")"
+# shellcheck disable=SC2086
+row "POST /estimate" "$rps" "$p50" "$p99" "$(ratio "$rps")" "$first" ${COLD[estimate]}
 MEM=$(awk '/^Vm(RSS|HWM)/ {printf "%s %s MB  ", $1, int($2 / 1024)}' "/proc/$SERVER/status")
 STATS=$(curl -s "http://$ADDR/healthz" | jq -c .response_cache)
 QUOTA=$(curl -s "http://$ADDR/healthz" | jq -c .quota_accounting)
@@ -217,16 +243,19 @@ PGARGS=(-h "$SOCKET" -p 5432 -U postgres pricing)
 q() { printf '%s' "$1" | sed "s/'/''/g"; }
 CURSOR_SQL=null
 [ -z "$CURSOR" ] || CURSOR_SQL="'$(q "$CURSOR")'"
+IDS_SQL="array[$(echo "$IDS" | sed "s/'/''/g; s/.*/'&'/" | paste -sd, -)]::text[]"
 FUNCS=(
     "list_models|select api.list_models(null, null, null, null, null, null, null, null, 20, null, null)"
     "list_models filtered|select api.list_models(null, 'openai', 'text', null, null, 100000, null, null, 20, null, null)"
     "list_models sorted|select api.list_models(null, null, null, null, null, null, null, 'price_blended_asc', 50, null, null)"
     "list_models deep|select api.list_models(null, null, null, null, null, null, null, null, 20, $CURSOR_SQL, null)"
     "list_models search|select api.list_models('gpt', null, null, null, null, null, null, null, 20, null, null)"
-    "get_model|select api.get_model('$(q "$FIRST")', null, null)"
+    "get_model includes|select api.get_model('$(q "$FIRST")', array['pricing', 'deprecation', 'benchmarks', 'aliases', 'history_summary'], null)"
     "model_history 365 d|select api.model_history('$(q "$FIRST")', null, null, '$YEAR_AGO', '$TODAY', 'daily', 100, null)"
-    "compare 5|select api.compare(array[$(echo "$IDS" | sed "s/'/''/g; s/.*/'&'/" | paste -sd, -)]::text[], null, null)"
+    "compare 5|select api.compare($IDS_SQL, null, null)"
     "list_changes|select api.list_changes(null, null, null, null, null, 50, null)"
+    "estimate_prices 5|select api.estimate_prices($IDS_SQL)"
+    "price_dump|select api.price_dump()"
 )
 DBROWS=()
 for f in "${FUNCS[@]}"; do
@@ -247,8 +276,10 @@ for f in "${FUNCS[@]}"; do
 done
 
 echo
-echo "HTTP (wrk -t$THREADS -c$CONNECTIONS -d$DURATION, free key, every request counted; warm = cache hits; first = one cold request)"
-printf '%-22s %10s %9s %9s %10s %8s\n' "case" "req/s" "p50 ms" "p99 ms" "first ms" "/nginx"
+echo "HTTP (wrk -t$THREADS -c$CONNECTIONS -d$DURATION, free key, every request counted)"
+echo "warm = cache hits; first = one request's latency on the warm server (a miss); cold = cache keeping nothing"
+printf '%-22s %10s %8s %8s %7s %9s %10s %8s %8s\n' "case" "warm req/s" "p50 ms" "p99 ms" "/nginx" \
+    "first ms" "cold req/s" "p50 ms" "p99 ms"
 printf '%s\n' "${ROWS[@]}"
 echo
 echo "server memory after load: $MEM"

@@ -9,7 +9,7 @@ use tokio_postgres::Config;
 
 use crate::cluster::LocalCluster;
 use crate::db;
-use crate::http::{App, AppState};
+use crate::http::{App, AppState, cache};
 use crate::keys;
 use crate::net::Cidr;
 use crate::publish;
@@ -224,6 +224,12 @@ struct ServeArgs {
     /// The built browser calculator served at /demo/ (scripts/build-web-demo.sh writes it).
     #[arg(long, env = "PRICING_DEMO_DIR", default_value = crate::http::DEFAULT_DEMO_DIR)]
     demo_dir: PathBuf,
+    /// Most answers kept in the response cache (0: keep none, every request is a miss).
+    #[arg(long, env = "PRICING_CACHE_ENTRIES", default_value_t = cache::Limits::default().entries)]
+    cache_entries: usize,
+    /// Most mebibytes of answers kept in the response cache.
+    #[arg(long, env = "PRICING_CACHE_MIB", default_value_t = cache::Limits::default().bytes >> 20)]
+    cache_mib: usize,
 }
 
 /// Runs the parsed command.
@@ -495,7 +501,13 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
     let app = App::bind(
         &args.listen,
         AppState::new(pool, args.trusted_proxies.clone())
-            .with_response_cache(config.clone(), Default::default())
+            .with_response_cache(
+                config.clone(),
+                cache::Limits {
+                    entries: args.cache_entries,
+                    bytes: args.cache_mib << 20,
+                },
+            )
             .with_demo_dir(args.demo_dir.clone()),
     )
     .await?;
