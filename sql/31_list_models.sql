@@ -32,12 +32,10 @@ declare
     v_statuses pricing.lifecycle[];
     v_like text;
     v_found text[];
-    v_matches text;
+    v_ranks numeric[];
     v_join text;
     v_from text;
-    -- the served item of a page row r: the prebuilt one, read per row (cheaper
-    -- to plan than a join), or with as_of the one computed for that day
-    v_item text := '(select i.item from pricing.model_listing_item as i where i.scope = $1 and i.model_id = r.model_id)';
+    v_item text;
     v_patterns text[];
     v_where text;
     v_filters jsonb;
@@ -99,8 +97,8 @@ begin
         else '-q.rank'
     end;
     -- $1 scope, $2 provider, $3 modality, $4 statuses, $5 min_context,
-    -- $6 max_input_price, $7 query, $8 cursor key, $9 as_of day,
-    -- $10 served as_of, $11 ids of the models the query matches
+    -- $6 max_input_price, $7 cursor key, $8 as_of day, $9 served as_of,
+    -- $10 ids of the models the query matches, $11 their match ranks
     v_where := $w$
         l.scope = $1
         and ($2::text is null or l.provider = $2)
@@ -120,9 +118,10 @@ begin
     -- of the slug or name 1, plus the trigram similarity of the text and the
     -- name.
     if v_query is not null then
-        -- The matching models first, by themselves: planning the trigram
+        -- The matching models and their ranks first, by themselves: the main
+        -- query below is planned at every call, and planning the trigram
         -- operator costs more than running it (its estimate tries it on the
-        -- column's statistics), so the main query only gets their ids.
+        -- column's statistics), while PL/pgSQL keeps the plans of these.
         select string_agg(format('s.search like ($1::text[])[%s]', i), ' and ')
         into v_like
         from generate_subscripts(v_tokens, 1) as i;
@@ -133,30 +132,31 @@ begin
             v_found := array(select s.model_id from pricing.model_search as s
                              where v_query operator(public.<%) s.search);
         end if;
-        v_matches := $m$
-            q as (
-                select x.model_id,
-                       round((case when x.model_id = $7 or split_part(x.model_id, ':', 2) = $7
-                                        or lower(md.name) = $7
-                                        or exists (select from pricing.aliases as a
-                                                   where a.model_id = x.model_id and lower(a.alias) = $7) then 2
-                                   when starts_with(split_part(x.model_id, ':', 2), $7)
-                                        or starts_with(lower(md.name), $7) then 1
-                                   else 0 end
-                              + public.similarity($7, lower(md.name)))::numeric, 6) as rank
-                from unnest($11::text[]) as x (model_id)
-                join pricing.models as md on md.id = x.model_id
-            ),
-        $m$;
-        v_join := ' join q on q.model_id = l.model_id';
+        select coalesce(array_agg(md.id), '{}'),
+               coalesce(array_agg(round((case when md.id = v_query or split_part(md.id, ':', 2) = v_query
+                                                   or lower(md.name) = v_query
+                                                   or exists (select from pricing.aliases as a
+                                                              where a.model_id = md.id and lower(a.alias) = v_query)
+                                                   then 2
+                                              when starts_with(split_part(md.id, ':', 2), v_query)
+                                                   or starts_with(lower(md.name), v_query) then 1
+                                              else 0 end
+                                         + public.similarity(v_query, lower(md.name)))::numeric, 6)), '{}')
+        into v_found, v_ranks
+        from unnest(v_found) as x (model_id)
+        join pricing.models as md on md.id = x.model_id;
+        v_join := ' join unnest($10::text[], $11::numeric[]) as q (model_id, rank)'
+                  ' on q.model_id = l.model_id';
     else
-        v_matches := '';
         v_join := '';
     end if;
+    -- The served item of a page row r: the prebuilt one, read row by row (a
+    -- join costs more to plan), or with as_of the one computed for that day.
     if p_as_of is null then
         v_from := 'pricing.model_listing as l';
+        v_item := '(select i.item from pricing.model_listing_item as i where i.scope = $1 and i.model_id = r.model_id)';
     else
-        v_from := 'api._listing_rows($9, $10) as l';
+        v_from := 'api._listing_rows($8, $9) as l';
         v_item := 'r.item';
     end if;
 
@@ -166,29 +166,28 @@ begin
     -- but inlined: the count is an index-only scan of the narrow listing and
     -- the page is read in the order of the sort's index.
     execute format($q$
-        with %1$s
-        f as %2$s (
-            select l.model_id, %3$s as k%4$s
-            from %5$s%6$s
-            where %7$s
+        with f as %1$s (
+            select l.model_id, %2$s as k%3$s
+            from %4$s%5$s
+            where %6$s
         )
         select (select count(*) from f),
-               coalesce(jsonb_agg(%8$s order by r.n) filter (where r.n <= %9$s), '[]'::jsonb),
-               jsonb_agg(jsonb_build_array(r.k::text, r.model_id)) filter (where r.n = %9$s) -> 0,
-               count(*) > %9$s
+               coalesce(jsonb_agg(%7$s order by r.n) filter (where r.n <= %8$s), '[]'::jsonb),
+               jsonb_agg(jsonb_build_array(r.k::text, r.model_id)) filter (where r.n = %8$s) -> 0,
+               count(*) > %8$s
         from (
             select f.*, row_number() over (order by f.k, f.model_id) as n
             from f
-            where $8::jsonb is null or (f.k, f.model_id) > (($8 ->> 0)::numeric, $8 ->> 1)
+            where $7::jsonb is null or (f.k, f.model_id) > (($7 ->> 0)::numeric, $7 ->> 1)
             order by f.k, f.model_id
-            limit %9$s + 1
+            limit %8$s + 1
         ) as r
-    $q$, v_matches, case when v_query is null and p_as_of is null then 'not materialized' else '' end,
+    $q$, case when v_query is null and p_as_of is null then 'not materialized' else '' end,
          v_key_expr, case when p_as_of is null then '' else ', l.item' end, v_from, v_join, v_where, v_item,
          p_limit)
     into v_total, v_items, v_last, v_more
     using coalesce(p_channel, 'any'), lower(p_provider), p_modality, v_statuses, p_min_context,
-          p_max_input_price, v_query, v_key, p_as_of, v_served.as_of, v_found;
+          p_max_input_price, v_key, p_as_of, v_served.as_of, v_found, v_ranks;
 
     if v_more then
         v_next := api._cursor_make('models', v_served.id, v_filters, v_last);

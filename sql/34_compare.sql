@@ -11,10 +11,16 @@
 -- point), 6 decimals; null without a price or a positive score.
 -- Errors: PRMNF an unknown id (did_you_mean for it), PRARG count of ids,
 -- duplicates, unknown metric or benchmark.
+-- Plans: generic (plan_cache_mode), here and in the helpers it calls. Every
+-- query looks models up by id, so a plan for the values at hand is no better,
+-- but left to choose the planner keeps making them, and planning the rows
+-- query (with api._channel_prices and api._benchmark_scores inlined) costs
+-- more than running it.
 create function api.compare(p_ids text[], p_metrics text[], p_benchmark text)
 returns jsonb
 language plpgsql stable security definer
 set search_path = pricing, pg_temp
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_served record;
