@@ -135,16 +135,16 @@ begin
         select coalesce(array_agg(md.id), '{}'),
                coalesce(array_agg(round((case when md.id = v_query or split_part(md.id, ':', 2) = v_query
                                                    or lower(md.name) = v_query
-                                                   or exists (select from pricing.aliases as a
-                                                              where a.model_id = md.id and lower(a.alias) = v_query)
+                                                   or md.id in (select a.model_id from pricing.aliases as a
+                                                                where lower(a.alias) = v_query)
                                                    then 2
                                               when starts_with(split_part(md.id, ':', 2), v_query)
                                                    or starts_with(lower(md.name), v_query) then 1
                                               else 0 end
                                          + public.similarity(v_query, lower(md.name)))::numeric, 6)), '{}')
         into v_found, v_ranks
-        from unnest(v_found) as x (model_id)
-        join pricing.models as md on md.id = x.model_id;
+        from pricing.models as md
+        where md.id = any (v_found);
         v_join := ' join unnest($10::text[], $11::numeric[]) as q (model_id, rank)'
                   ' on q.model_id = l.model_id';
     else
