@@ -35,9 +35,16 @@ end
 $$;
 
 -- api._ts(t): RFC 3339 UTC text, 'Z' suffix, fractional seconds only when present.
+--
+-- Helpers that build values row by row are plain SQL (no SET, no SECURITY
+-- DEFINER, no subquery) and no less volatile than their bodies, so that the
+-- planner inlines them into the calling query: an immutable function whose
+-- body is only stable (to_char, date_trunc and arithmetic on timestamptz are)
+-- is never inlined, and a call that is not inlined re-plans its body in every
+-- query that runs it.
 create function api._ts(t timestamptz)
 returns text
-language sql immutable
+language sql stable
 as $$
     select case
         when t is null then null
@@ -69,7 +76,7 @@ $$;
 -- verified more than 30 days before the served publish.
 create function api._is_stale(p_verified timestamptz, p_as_of timestamptz)
 returns boolean
-language sql immutable
+language sql stable
 as $$
     select p_verified < p_as_of - interval '30 days'
 $$;
@@ -122,33 +129,39 @@ $$;
 -- is bound to (jsonb text is canonical: sorted keys, no spaces variance).
 create function api._filters_hash(p_filters jsonb)
 returns text
-language sql immutable
+language sql stable
 as $$
     select left(encode(sha256(convert_to(p_filters::text, 'UTF8')), 'hex'), 16)
 $$;
 
 -- api._cursor_mac(payload): a keyed hash, sha256(k || sha256(k || payload)),
--- over the cursor's payload; 16 bytes, hex.
+-- over the cursor's payload; 16 bytes, hex. PL/pgSQL, as is api._cursor_make:
+-- a SQL function that reads a table is not inlined, and then plans its body
+-- anew in every transaction, where PL/pgSQL keeps its plans for the session.
 create function api._cursor_mac(p_payload jsonb)
 returns text
-language sql stable security definer
+language plpgsql stable security definer
 set search_path = pricing, pg_temp
 as $$
-    select left(encode(sha256(k.secret || sha256(k.secret || convert_to(p_payload::text, 'UTF8'))), 'hex'), 32)
-    from pricing.cursor_key as k
+begin
+    return (select left(encode(sha256(k.secret || sha256(k.secret || convert_to(p_payload::text, 'UTF8'))), 'hex'), 32)
+            from pricing.cursor_key as k);
+end
 $$;
 
 -- api._cursor_make(endpoint, publish, filters, key): the opaque next_cursor:
 -- base64url of {"v":1,"e":endpoint,"p":publish,"f":hash(filters),"k":key,"m":mac}.
 create function api._cursor_make(p_endpoint text, p_publish bigint, p_filters jsonb, p_key jsonb)
 returns text
-language sql stable
+language plpgsql stable
 as $$
-    select api._b64url(convert_to(
-        (c.payload || jsonb_build_object('m', api._cursor_mac(c.payload)))::text, 'UTF8'))
-    from (select jsonb_build_object(
-        'v', 1, 'e', p_endpoint, 'p', p_publish, 'f', api._filters_hash(p_filters), 'k', p_key
-    ) as payload) as c
+declare
+    v_payload jsonb := jsonb_build_object(
+        'v', 1, 'e', p_endpoint, 'p', p_publish, 'f', api._filters_hash(p_filters), 'k', p_key);
+begin
+    return api._b64url(convert_to(
+        (v_payload || jsonb_build_object('m', api._cursor_mac(v_payload)))::text, 'UTF8'));
+end
 $$;
 
 -- api._cursor_read(endpoint, publish, filters, cursor): the key stored in a
@@ -318,7 +331,7 @@ $$;
 -- api._price_row(price, as_of): one price row as served.
 create function api._price_row(p pricing.prices, p_as_of timestamptz)
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select jsonb_build_object(
         'channel', p.channel,
@@ -377,7 +390,7 @@ create function api._price_summary(
     p_blended numeric, p_verified timestamptz, p_as_of timestamptz
 )
 returns jsonb
-language sql immutable
+language sql stable
 as $$
     select case when p_channel is null then null else jsonb_build_object(
         'channel', p_channel,
@@ -455,19 +468,21 @@ as $$
     where m.id = p_model
 $$;
 
--- api._event_item(event): one change event as served by /changes, the feeds,
--- history (granularity=changes) and the card's history_summary. Prices in
--- old_value/new_value are decimal strings in USD per 1M tokens (unit says so).
-create function api._event_item(e pricing.events)
+-- api._event_item(event, model_name, published_at): one change event as served
+-- by /changes, the feeds, history (granularity=changes) and the card's
+-- history_summary, given the name of its model and the as_of of its publish
+-- (the caller joins pricing.models and pricing.publishes, so that this is
+-- inlined). Prices in old_value/new_value are decimal strings in USD per 1M
+-- tokens (unit says so).
+create function api._event_item(e pricing.events, p_model_name text, p_published_at timestamptz)
 returns jsonb
-language sql stable security definer
-set search_path = pricing, pg_temp
+language sql stable
 as $$
     select jsonb_build_object(
         'id', e.id,
         'event_type', e.event_type,
         'model_id', e.model_id,
-        'model_name', (select m.name from pricing.models as m where m.id = e.model_id),
+        'model_name', p_model_name,
         'provider', e.provider,
         'channel', e.channel,
         'component', e.component,
@@ -486,12 +501,13 @@ as $$
         end,
         'significance', e.significance,
         'effective_date', e.effective_date,
-        'published_at', (select api._ts(p.as_of) from pricing.publishes as p where p.id = e.publish_id),
+        'published_at', api._ts(p_published_at),
         'detail', e.detail)
 $$;
 
 -- api._benchmarks(): the benchmark names compare accepts: 'aggregate' first,
 -- then every benchmark with a published score, by name.
+-- compare lists them when it refuses a name.
 create function api._benchmarks()
 returns text[]
 language sql stable security definer
@@ -501,27 +517,29 @@ as $$
     from pricing.benchmarks as b
 $$;
 
--- api._benchmark_score(model, benchmark): the model's score, null when it has none.
+-- api._benchmark_scores(models, benchmark): the score of each model of
+-- `models` that has one (models without a score have no row).
 -- 'aggregate' = the model's Arena overall rating (benchmark arena_overall) as a
 -- percentage of the best arena_overall rating among all published models,
 -- rounded to 2 decimals: 100 is the top-rated model, 90 a model rated 10 %
--- below it. Any other name: the published score as is.
-create function api._benchmark_score(p_model text, p_benchmark text)
-returns numeric
-language sql stable security definer
-set search_path = pricing, pg_temp
+-- below it. Any other name: the published score as is. Plain SQL, inlined
+-- into the caller's query.
+create function api._benchmark_scores(p_models text [], p_benchmark text)
+returns table (model_id text, score numeric)
+language sql stable
 as $$
-    select case when p_benchmark = 'aggregate' then (
-        select round(100 * b.score / best.score, 2)
-        from pricing.benchmarks as b
-        cross join (
-            select max(x.score) as score from pricing.benchmarks as x where x.benchmark = 'arena_overall'
-        ) as best
-        where b.model_id = p_model and b.benchmark = 'arena_overall' and best.score > 0)
-    else (
-        select b.score from pricing.benchmarks as b
-        where b.model_id = p_model and b.benchmark = p_benchmark)
-    end
+    select b.model_id, round(100 * b.score / best.score, 2)
+    from pricing.benchmarks as b
+    cross join (
+        select max(x.score) as score from pricing.benchmarks as x where x.benchmark = 'arena_overall'
+    ) as best
+    where p_benchmark = 'aggregate'
+      and b.model_id = any (p_models) and b.benchmark = 'arena_overall' and best.score > 0
+    union all
+    select b.model_id, b.score
+    from pricing.benchmarks as b
+    where p_benchmark <> 'aggregate'
+      and b.model_id = any (p_models) and b.benchmark = p_benchmark
 $$;
 
 -- api._window(since, until, until_given): checks a date window of at most 365

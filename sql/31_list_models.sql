@@ -31,19 +31,19 @@ declare
     v_key_expr text;
     v_statuses pricing.lifecycle[];
     v_like text;
-    v_matches text;
+    v_found text[];
+    v_ranks numeric[];
     v_join text;
     v_from text;
     v_item text;
-    v_item_join text;
     v_patterns text[];
     v_where text;
     v_filters jsonb;
     v_key jsonb;
     v_total bigint;
-    v_rows jsonb;
-    v_count integer;
+    v_items jsonb;
     v_last jsonb;
+    v_more boolean;
     v_next text;
 begin
     select * into v_served from api._served();
@@ -97,8 +97,8 @@ begin
         else '-q.rank'
     end;
     -- $1 scope, $2 provider, $3 modality, $4 statuses, $5 min_context,
-    -- $6 max_input_price, $7 query, $8 query words as LIKE patterns,
-    -- $9 cursor key, $10 as_of day, $11 served as_of
+    -- $6 max_input_price, $7 cursor key, $8 as_of day, $9 served as_of,
+    -- $10 ids of the models the query matches, $11 their match ranks
     v_where := $w$
         l.scope = $1
         and ($2::text is null or l.provider = $2)
@@ -111,119 +111,98 @@ begin
         select '%' || replace(replace(replace(t, '\', '\\'), '%', '\%'), '_', '\_') || '%'
         from unnest(v_tokens) as t);
 
-    if v_query is null and p_as_of is null then
-        -- The common case: a count over the narrow listing, and a page read in
-        -- the order of the sort's index, with the prebuilt items of its rows.
-        execute format('select count(*) from pricing.model_listing as l where %s', v_where)
-        into v_total
-        using coalesce(p_channel, 'any'), lower(p_provider), p_modality, v_statuses, p_min_context,
-              p_max_input_price;
-        execute format($q$
-            select coalesce(jsonb_agg(jsonb_build_object('item', i.item, 'k', r.k::text, 'id', r.model_id)
-                                      order by r.k, r.model_id), '[]'::jsonb)
-            from (
-                select l.model_id, %1$s as k
-                from pricing.model_listing as l
-                where %2$s
-                  and ($9::jsonb is null or (%1$s, l.model_id) > (($9 ->> 0)::numeric, $9 ->> 1))
-                order by 2, 1
-                limit %3$s
-            ) as r
-            join pricing.model_listing_item as i on i.scope = $1 and i.model_id = r.model_id
-        $q$, v_key_expr, v_where, p_limit + 1)
-        into v_rows
-        using coalesce(p_channel, 'any'), lower(p_provider), p_modality, v_statuses, p_min_context,
-              p_max_input_price, v_query, v_patterns, v_key;
+    -- A model matches free text when every word of the text occurs in its id,
+    -- name or aliases; when no model matches so, those whose id, name or
+    -- aliases are trigram-similar to the text (pg_trgm's <%, threshold 0.6:
+    -- typos). Match rank: an exact id, slug, name or alias counts 2, a prefix
+    -- of the slug or name 1, plus the trigram similarity of the text and the
+    -- name.
+    if v_query is not null then
+        -- The matching models and their ranks first, by themselves: the main
+        -- query below is planned at every call, and planning the trigram
+        -- operator costs more than running it (its estimate tries it on the
+        -- column's statistics), while PL/pgSQL keeps the plans of these.
+        select string_agg(format('s.search like ($1::text[])[%s]', i), ' and ')
+        into v_like
+        from generate_subscripts(v_tokens, 1) as i;
+        execute format('select array(select s.model_id from pricing.model_search as s where %s)', v_like)
+        into v_found
+        using v_patterns;
+        if cardinality(v_found) = 0 then
+            v_found := array(select s.model_id from pricing.model_search as s
+                             where v_query operator(public.<%) s.search);
+        end if;
+        select coalesce(array_agg(md.id), '{}'),
+               coalesce(array_agg(round((case when md.id = v_query or split_part(md.id, ':', 2) = v_query
+                                                   or lower(md.name) = v_query
+                                                   or md.id in (select a.model_id from pricing.aliases as a
+                                                                where lower(a.alias) = v_query)
+                                                   then 2
+                                              when starts_with(split_part(md.id, ':', 2), v_query)
+                                                   or starts_with(lower(md.name), v_query) then 1
+                                              else 0 end
+                                         + public.similarity(v_query, lower(md.name)))::numeric, 6)), '{}')
+        into v_found, v_ranks
+        from pricing.models as md
+        where md.id = any (v_found);
+        v_join := ' join unnest($10::text[], $11::numeric[]) as q (model_id, rank)'
+                  ' on q.model_id = l.model_id';
     else
-        -- With free text or a past day: the matching rows once, counted and paged.
-        -- A model matches when every word of the text occurs in its id, name or
-        -- aliases; when no model matches so, those whose id, name or aliases are
-        -- trigram-similar to the text (pg_trgm's <%, threshold 0.6: typos).
-        -- Match rank: an exact id, slug, name or alias counts 2, a prefix of the
-        -- slug or name 1, plus the trigram similarity of the text and the name.
-        if v_query is not null then
-            select string_agg(format('s.search like ($8::text[])[%s]', i), ' and ')
-            into v_like
-            from generate_subscripts(v_tokens, 1) as i;
-            v_matches := format($m$
-                sub as (
-                    select s.model_id from pricing.model_search as s where %s
-                ),
-                fuzzy as (
-                    select s.model_id from pricing.model_search as s
-                    where not exists (select from sub) and $7 operator(public.<%%) s.search
-                ),
-                q as (
-                    select x.model_id,
-                           round((case when x.model_id = $7 or split_part(x.model_id, ':', 2) = $7
-                                            or lower(md.name) = $7
-                                            or exists (select from pricing.aliases as a
-                                                       where a.model_id = x.model_id and lower(a.alias) = $7) then 2
-                                       when starts_with(split_part(x.model_id, ':', 2), $7)
-                                            or starts_with(lower(md.name), $7) then 1
-                                       else 0 end
-                                  + public.similarity($7, lower(md.name)))::numeric, 6) as rank
-                    from (select model_id from sub union all select model_id from fuzzy) as x
-                    join pricing.models as md on md.id = x.model_id
-                ),
-            $m$, v_like);
-            v_join := ' join q on q.model_id = l.model_id';
-        else
-            v_matches := '';
-            v_join := '';
-        end if;
-        if p_as_of is null then
-            v_from := 'pricing.model_listing as l';
-            v_item := 'i.item';
-            v_item_join := 'join pricing.model_listing_item as i on i.scope = $1 and i.model_id = r.model_id';
-        else
-            v_from := 'api._listing_rows($10, $11) as l';
-            v_item := 'r.item';
-            v_item_join := '';
-        end if;
-        execute format($q$
-            with %1$s
-            f as (
-                select l.model_id, %2$s as k%3$s
-                from %4$s%5$s
-                where %6$s
-            )
-            select (select count(*) from f),
-                   (select coalesce(jsonb_agg(jsonb_build_object('item', %7$s, 'k', r.k::text, 'id', r.model_id)
-                                              order by r.k, r.model_id), '[]'::jsonb)
-                    from (
-                        select f.* from f
-                        where $9::jsonb is null or (f.k, f.model_id) > (($9 ->> 0)::numeric, $9 ->> 1)
-                        order by f.k, f.model_id
-                        limit %8$s
-                    ) as r
-                    %9$s)
-        $q$, v_matches, v_key_expr, case when p_as_of is null then '' else ', l.item' end,
-             v_from, v_join, v_where, v_item, p_limit + 1, v_item_join)
-        into v_total, v_rows
-        using coalesce(p_channel, 'any'), lower(p_provider), p_modality, v_statuses, p_min_context,
-              p_max_input_price, v_query, v_patterns, v_key, p_as_of, v_served.as_of;
+        v_join := '';
+    end if;
+    -- The served item of a page row r: the prebuilt one, read row by row (a
+    -- join costs more to plan), or with as_of the one computed for that day.
+    if p_as_of is null then
+        v_from := 'pricing.model_listing as l';
+        v_item := '(select i.item from pricing.model_listing_item as i where i.scope = $1 and i.model_id = r.model_id)';
+    else
+        v_from := 'api._listing_rows($8, $9) as l';
+        v_item := 'r.item';
     end if;
 
-    v_count := least(jsonb_array_length(v_rows), p_limit);
-    if jsonb_array_length(v_rows) > p_limit then
-        v_last := v_rows -> (p_limit - 1);
-        v_next := api._cursor_make('models', v_served.id, v_filters,
-                                   jsonb_build_array((v_last ->> 'k'), v_last ->> 'id'));
+    -- The rows that pass the filters (f), counted and paged in one query: the
+    -- items of the page, and the key of its last row when there is a next
+    -- page. In the common case (no free text, no as_of) f is not materialized
+    -- but inlined: the count is an index-only scan of the narrow listing and
+    -- the page is read in the order of the sort's index.
+    execute format($q$
+        with f as %1$s (
+            select l.model_id, %2$s as k%3$s
+            from %4$s%5$s
+            where %6$s
+        )
+        select (select count(*) from f),
+               coalesce(jsonb_agg(%7$s order by r.n) filter (where r.n <= %8$s), '[]'::jsonb),
+               jsonb_agg(jsonb_build_array(r.k::text, r.model_id)) filter (where r.n = %8$s) -> 0,
+               count(*) > %8$s
+        from (
+            select f.*, row_number() over (order by f.k, f.model_id) as n
+            from f
+            where $7::jsonb is null or (f.k, f.model_id) > (($7 ->> 0)::numeric, $7 ->> 1)
+            order by f.k, f.model_id
+            limit %8$s + 1
+        ) as r
+    $q$, case when v_query is null and p_as_of is null then 'not materialized' else '' end,
+         v_key_expr, case when p_as_of is null then '' else ', l.item' end, v_from, v_join, v_where, v_item,
+         p_limit)
+    into v_total, v_items, v_last, v_more
+    using coalesce(p_channel, 'any'), lower(p_provider), p_modality, v_statuses, p_min_context,
+          p_max_input_price, v_key, p_as_of, v_served.as_of, v_found, v_ranks;
+
+    if v_more then
+        v_next := api._cursor_make('models', v_served.id, v_filters, v_last);
     end if;
 
     return jsonb_build_object(
         'as_of', api._ts(v_served.as_of),
         'publish', v_served.id,
         'data', jsonb_build_object(
-            'items', coalesce((select jsonb_agg(e -> 'item' order by n)
-                               from jsonb_array_elements(v_rows) with ordinality as x (e, n)
-                               where n <= p_limit), '[]'::jsonb),
+            'items', v_items,
             'sort', v_sort,
             'prices_as_of', coalesce(p_as_of, v_served.day),
             'channel', p_channel),
         'pagination', jsonb_build_object(
-            'count', v_count,
+            'count', jsonb_array_length(v_items),
             'total_count', v_total,
             'has_more', v_next is not null,
             'next_cursor', v_next),

@@ -97,7 +97,7 @@ begin
 
     if 'benchmarks' = any (p_include) then
         v_card := v_card || jsonb_build_object('benchmarks', jsonb_build_object(
-            'aggregate', api._dec(api._benchmark_score(v_id, 'aggregate')),
+            'aggregate', (select api._dec(s.score) from api._benchmark_scores(array[v_id], 'aggregate') as s),
             'scores', (
                 select coalesce(jsonb_agg(jsonb_build_object(
                            'benchmark', b.benchmark, 'score', api._dec(b.score), 'source', b.source,
@@ -122,12 +122,14 @@ begin
                 'first_price_date', (select min(p.valid_from) from pricing.prices as p where p.model_id = v_id),
                 'last_change_date', max(e.effective_date) filter (where e.event_type = 'price_change'),
                 'recent_changes', coalesce((
-                    select jsonb_agg(api._event_item(r.x) order by (r.x).effective_date desc, (r.x).id desc)
+                    select jsonb_agg(api._event_item(r.x, v_m.name, p.as_of)
+                                     order by (r.x).effective_date desc, (r.x).id desc)
                     from (select x from pricing.events as x
                           where x.model_id = v_id
                             and x.event_type in ('price_change', 'price_change_scheduled')
                           order by x.effective_date desc, x.id desc
-                          limit 5) as r), '[]'::jsonb))
+                          limit 5) as r
+                    join pricing.publishes as p on p.id = (r.x).publish_id), '[]'::jsonb))
             from pricing.events as e
             where e.model_id = v_id
               and e.event_type in ('price_change', 'price_change_scheduled')));

@@ -28,9 +28,10 @@ declare
     v_filters jsonb;
     v_key jsonb;
     v_total bigint;
-    v_rows jsonb;
-    v_next text;
+    v_items jsonb;
     v_last jsonb;
+    v_more boolean;
+    v_next text;
 begin
     select * into v_served from api._served();
     perform api._check_limit(p_limit);
@@ -82,12 +83,15 @@ begin
           and (v_component is null or e.component::text = v_component)
           and e.effective_date between v_window.lower and v_window.upper;
 
-        select coalesce(jsonb_agg(jsonb_build_object('item', api._event_item(r.e),
-                                                     'k', jsonb_build_array((r.e).effective_date, (r.e).id))
-                                  order by (r.e).effective_date, (r.e).id), '[]'::jsonb)
-        into v_rows
+        -- The page and the next page's first row, in one read: the items of
+        -- the page, and the key of its last row when there is a next one.
+        select coalesce(jsonb_agg(api._event_item(r.e, m.name, p.as_of) order by r.n)
+                            filter (where r.n <= p_limit), '[]'::jsonb),
+               jsonb_agg(jsonb_build_array((r.e).effective_date, (r.e).id)) filter (where r.n = p_limit) -> 0,
+               count(*) > p_limit
+        into v_items, v_last, v_more
         from (
-            select e
+            select e, row_number() over (order by e.effective_date, e.id) as n
             from pricing.events as e
             where e.model_id = v_id
               and e.event_type in ('price_change', 'price_change_scheduled')
@@ -97,7 +101,9 @@ begin
               and (v_key is null or (e.effective_date, e.id) > ((v_key ->> 0)::date, (v_key ->> 1)::bigint))
             order by e.effective_date, e.id
             limit p_limit + 1
-        ) as r;
+        ) as r
+        join pricing.models as m on m.id = (r.e).model_id
+        join pricing.publishes as p on p.id = (r.e).publish_id;
     else
         -- each price row covers [valid_from, valid_to); clip it to the window
         with spans as (
@@ -130,15 +136,15 @@ begin
                                                interval '1 day') as d
             where s.first_day <= s.last_day
         )
-        select coalesce(jsonb_agg(jsonb_build_object(
-                   'item', jsonb_build_object('date', r.day, 'channel', r.channel, 'component', r.component,
-                                              'tier', r.tier, 'usd_per_1m', api._dec(r.usd_per_1m),
-                                              'unit', 'usd_per_1m_tokens'),
-                   'k', jsonb_build_array(r.day, r.channel, r.component, r.tier))
-                   order by r.day, r.channel, r.component, r.tier), '[]'::jsonb)
-        into v_rows
+        select coalesce(jsonb_agg(jsonb_build_object('date', r.day, 'channel', r.channel, 'component', r.component,
+                                                     'tier', r.tier, 'usd_per_1m', api._dec(r.usd_per_1m),
+                                                     'unit', 'usd_per_1m_tokens') order by r.n)
+                            filter (where r.n <= p_limit), '[]'::jsonb),
+               jsonb_agg(jsonb_build_array(r.day, r.channel, r.component, r.tier)) filter (where r.n = p_limit) -> 0,
+               count(*) > p_limit
+        into v_items, v_last, v_more
         from (
-            select pt.*
+            select pt.*, row_number() over (order by pt.day, pt.channel, pt.component, pt.tier) as n
             from points as pt
             where v_key is null
                or (pt.day, pt.channel, pt.component, pt.tier)
@@ -149,9 +155,8 @@ begin
         ) as r;
     end if;
 
-    if jsonb_array_length(v_rows) > p_limit then
-        v_last := v_rows -> (p_limit - 1);
-        v_next := api._cursor_make('history', v_served.id, v_filters, v_last -> 'k');
+    if v_more then
+        v_next := api._cursor_make('history', v_served.id, v_filters, v_last);
     end if;
 
     return jsonb_build_object(
@@ -164,11 +169,9 @@ begin
             'since', v_window.lower,
             'until', v_window.last_day,
             'includes_scheduled', v_window.upper = 'infinity'::date and v_granularity = 'changes',
-            'items', coalesce((select jsonb_agg(e -> 'item' order by n)
-                               from jsonb_array_elements(v_rows) with ordinality as x (e, n)
-                               where n <= p_limit), '[]'::jsonb)),
+            'items', v_items),
         'pagination', jsonb_build_object(
-            'count', least(jsonb_array_length(v_rows), p_limit),
+            'count', jsonb_array_length(v_items),
             'total_count', v_total,
             'has_more', v_next is not null,
             'next_cursor', v_next),

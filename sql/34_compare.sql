@@ -5,16 +5,22 @@
 -- price_input, price_output, price_blended, context_window, benchmark_score,
 -- price_per_point (null = all). Prices are the standard-tier prices of the
 -- model's reference channel (see api._channel_prices) in effect on the served
--- publish's day. benchmark: 'aggregate' (api._benchmark_score) or a published
+-- publish's day. benchmark: 'aggregate' (api._benchmark_scores) or a published
 -- benchmark name; a model without a score gets null.
 -- price_per_point = blended price / benchmark score (USD per 1M tokens per
 -- point), 6 decimals; null without a price or a positive score.
 -- Errors: PRMNF an unknown id (did_you_mean for it), PRARG count of ids,
 -- duplicates, unknown metric or benchmark.
+-- Plans: generic (plan_cache_mode), here and in the helpers it calls. Every
+-- query looks models up by id, so a plan for the values at hand is no better,
+-- but left to choose the planner keeps making them, and planning the rows
+-- query (with api._channel_prices and api._benchmark_scores inlined) costs
+-- more than running it.
 create function api.compare(p_ids text[], p_metrics text[], p_benchmark text)
 returns jsonb
 language plpgsql stable security definer
 set search_path = pricing, pg_temp
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_served record;
@@ -38,7 +44,8 @@ begin
         perform api._raise_invalid('metrics', format('unknown metric %L', v_bad),
             'a comma-separated list of ' || array_to_string(v_all_metrics, ', '));
     end if;
-    if not v_benchmark = any (api._benchmarks()) then
+    if v_benchmark <> 'aggregate'
+       and not exists (select from pricing.benchmarks as b where b.benchmark = v_benchmark) then
         perform api._raise_invalid('benchmark', format('unknown benchmark %L', v_benchmark),
             'one of ' || array_to_string(api._benchmarks(), ', '));
     end if;
@@ -71,11 +78,9 @@ begin
                    where v.metric = any (v_metrics)) as row
         from unnest(v_resolved) with ordinality as x (id, n)
         join pricing.models as m on m.id = x.id
-        left join lateral (
-            select cp.* from api._channel_prices(v_served.day, array[m.id]) as cp
-            where cp.reference_rank = 1
-        ) as c on true
-        cross join lateral (select api._benchmark_score(m.id, v_benchmark) as score) as s
+        left join api._channel_prices(v_served.day, v_resolved) as c
+            on c.model_id = m.id and c.reference_rank = 1
+        left join api._benchmark_scores(v_resolved, v_benchmark) as s on s.model_id = m.id
     ) as r;
 
     return jsonb_build_object(

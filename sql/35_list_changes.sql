@@ -25,7 +25,9 @@ declare
     v_filters jsonb;
     v_key jsonb;
     v_total bigint;
-    v_rows jsonb;
+    v_ids bigint[];
+    v_items jsonb;
+    v_last jsonb;
     v_next text;
 begin
     select * into v_served from api._served();
@@ -55,24 +57,38 @@ begin
       and (v_provider is null or e.provider = v_provider)
       and e.significance >= v_min;
 
-    select coalesce(jsonb_agg(jsonb_build_object('item', api._event_item(r.e),
-                                                 'k', jsonb_build_array((r.e).effective_date, (r.e).id))
-                              order by (r.e).effective_date desc, (r.e).id desc), '[]'::jsonb)
-    into v_rows
-    from (
-        select e
-        from pricing.events as e
-        where e.effective_date between v_window.lower and v_window.upper
-          and (v_type is null or e.event_type::text = v_type)
-          and (v_provider is null or e.provider = v_provider)
-          and e.significance >= v_min
-          and (v_key is null or (e.effective_date, e.id) < ((v_key ->> 0)::date, (v_key ->> 1)::bigint))
-        order by e.effective_date desc, e.id desc
-        limit p_limit + 1
-    ) as r;
+    -- The ids of the page and of the next page's first event. EXECUTE plans
+    -- this for the arguments at hand: a generic plan knows neither the window
+    -- nor which filters are null, expects next to no events and sorts the
+    -- whole window instead of reading events_feed_idx in order up to the limit.
+    execute $q$
+        select array(
+            select e.id
+            from pricing.events as e
+            where e.effective_date between $1 and $2
+              and ($3::text is null or e.event_type::text = $3)
+              and ($4::text is null or e.provider = $4)
+              and e.significance >= $5
+              and ($6::jsonb is null or (e.effective_date, e.id) < (($6 ->> 0)::date, ($6 ->> 1)::bigint))
+            order by e.effective_date desc, e.id desc
+            limit $7)
+    $q$
+    into v_ids
+    using v_window.lower, v_window.upper, v_type, v_provider, v_min, v_key, p_limit + 1;
 
-    if jsonb_array_length(v_rows) > p_limit then
-        v_next := api._cursor_make('changes', v_served.id, v_filters, v_rows -> (p_limit - 1) -> 'k');
+    -- The items of the page, and the key of its last event when there is a
+    -- next page.
+    select coalesce(jsonb_agg(api._event_item(e, m.name, p.as_of) order by x.n)
+                        filter (where x.n <= p_limit), '[]'::jsonb),
+           jsonb_agg(jsonb_build_array(e.effective_date, e.id)) filter (where x.n = p_limit) -> 0
+    into v_items, v_last
+    from unnest(v_ids) with ordinality as x (id, n)
+    join pricing.events as e on e.id = x.id
+    join pricing.models as m on m.id = e.model_id
+    join pricing.publishes as p on p.id = e.publish_id;
+
+    if cardinality(v_ids) > p_limit then
+        v_next := api._cursor_make('changes', v_served.id, v_filters, v_last);
     end if;
 
     return jsonb_build_object(
@@ -82,11 +98,9 @@ begin
             'since', v_window.lower,
             'until', v_window.last_day,
             'includes_scheduled', v_window.upper = 'infinity'::date,
-            'items', coalesce((select jsonb_agg(e -> 'item' order by n)
-                               from jsonb_array_elements(v_rows) with ordinality as x (e, n)
-                               where n <= p_limit), '[]'::jsonb)),
+            'items', v_items),
         'pagination', jsonb_build_object(
-            'count', least(jsonb_array_length(v_rows), p_limit),
+            'count', jsonb_array_length(v_items),
             'total_count', v_total,
             'has_more', v_next is not null,
             'next_cursor', v_next),

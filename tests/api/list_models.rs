@@ -342,6 +342,38 @@ async fn free_text_query_searches_names_slugs_and_aliases_best_match_first() {
 }
 
 #[tokio::test]
+async fn a_misspelt_query_finds_similar_models_and_a_query_pages_in_rank_order() {
+    let (_db, app) = fixture_app().await;
+    // no id, name or alias contains "sonnett": the trigram fallback finds the sonnets
+    let body = app
+        .call("/api/v1/models?query=sonnett&status=all")
+        .await
+        .expect(200)
+        .json();
+    let found = ids(&body);
+    assert!(
+        found.contains(&"anthropic:claude-sonnet-4-5".to_owned()),
+        "{found:?}"
+    );
+    assert!(found.iter().all(|id| id.contains("sonnet")), "{found:?}");
+
+    // page by page, a query visits its matches once, in the order of one page
+    let all = app
+        .call("/api/v1/models?query=sonnet&status=all&limit=100")
+        .await
+        .expect(200)
+        .json();
+    let (items, pages) = walk(&app, "/api/v1/models?query=sonnet&status=all&limit=1").await;
+    let walked: Vec<String> = items
+        .iter()
+        .map(|m| m["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(walked, ids(&all));
+    assert_eq!(pages, walked.len());
+    assert!(pages > 1, "several matches: {walked:?}");
+}
+
+#[tokio::test]
 async fn an_unknown_provider_is_not_found_with_suggestions() {
     let (_db, app) = fixture_app().await;
     let reply = app.call("/api/v1/models?provider=opnai").await.expect(404);
