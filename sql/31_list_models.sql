@@ -30,7 +30,6 @@ declare
     v_sort text;
     v_key_expr text;
     v_statuses pricing.lifecycle[];
-    v_like text;
     v_found text[];
     v_ranks numeric[];
     v_join text;
@@ -118,17 +117,13 @@ begin
     -- of the slug or name 1, plus the trigram similarity of the text and the
     -- name.
     if v_query is not null then
-        -- The matching models and their ranks first, in queries of their own:
-        -- the main query below is planned at every call, where planning the
-        -- trigram operator (its estimate tries it on the column's statistics)
-        -- and the rank costs more than running them. PL/pgSQL keeps the plans
-        -- of the fallback and of the rank; the words make the LIKE query.
-        select string_agg(format('s.search like ($1::text[])[%s]', i), ' and ')
-        into v_like
-        from generate_subscripts(v_tokens, 1) as i;
-        execute format('select array(select s.model_id from pricing.model_search as s where %s)', v_like)
-        into v_found
-        using v_patterns;
+        -- The matching models and their ranks first, in queries of their own
+        -- whose plans PL/pgSQL keeps: the main query below is planned at every
+        -- call, where planning the trigram operator (its estimate tries it on
+        -- the column's statistics) and the rank costs more than running them.
+        -- The first word's pattern lets the trigram index find candidates.
+        v_found := array(select s.model_id from pricing.model_search as s
+                         where s.search like v_patterns[1] and s.search like all (v_patterns));
         if cardinality(v_found) = 0 then
             v_found := array(select s.model_id from pricing.model_search as s
                              where v_query operator(public.<%) s.search);
