@@ -30,7 +30,6 @@ declare
     v_sort text;
     v_key_expr text;
     v_statuses pricing.lifecycle[];
-    v_like text;
     v_found text[];
     v_ranks numeric[];
     v_join text;
@@ -98,15 +97,15 @@ begin
     end;
     -- $1 scope, $2 provider, $3 modality, $4 statuses, $5 min_context,
     -- $6 max_input_price, $7 cursor key, $8 as_of day, $9 served as_of,
-    -- $10 ids of the models the query matches, $11 their match ranks
-    v_where := $w$
-        l.scope = $1
-        and ($2::text is null or l.provider = $2)
-        and ($3::text is null or $3::pricing.modality = any (l.input_modalities))
-        and l.status = any ($4::pricing.lifecycle[])
-        and ($5::integer is null or l.context_window >= $5)
-        and ($6::numeric is null or l.input_usd <= $6)
-    $w$;
+    -- $10 ids of the models the query matches, $11 their match ranks.
+    -- Only the filters given: the query is planned at every call.
+    v_where := concat_ws(' and ',
+        'l.scope = $1',
+        case when p_provider is not null then 'l.provider = $2' end,
+        case when p_modality is not null then '$3::pricing.modality = any (l.input_modalities)' end,
+        'l.status = any ($4)',
+        case when p_min_context is not null then 'l.context_window >= $5' end,
+        case when p_max_input_price is not null then 'l.input_usd <= $6' end);
     v_patterns := array(
         select '%' || replace(replace(replace(t, '\', '\\'), '%', '\%'), '_', '\_') || '%'
         from unnest(v_tokens) as t);
@@ -118,16 +117,13 @@ begin
     -- of the slug or name 1, plus the trigram similarity of the text and the
     -- name.
     if v_query is not null then
-        -- The matching models and their ranks first, by themselves: the main
-        -- query below is planned at every call, and planning the trigram
-        -- operator costs more than running it (its estimate tries it on the
-        -- column's statistics), while PL/pgSQL keeps the plans of these.
-        select string_agg(format('s.search like ($1::text[])[%s]', i), ' and ')
-        into v_like
-        from generate_subscripts(v_tokens, 1) as i;
-        execute format('select array(select s.model_id from pricing.model_search as s where %s)', v_like)
-        into v_found
-        using v_patterns;
+        -- The matching models and their ranks first, in queries of their own
+        -- whose plans PL/pgSQL keeps: the main query below is planned at every
+        -- call, where planning the trigram operator (its estimate tries it on
+        -- the column's statistics) and the rank costs more than running them.
+        -- The first word's pattern lets the trigram index find candidates.
+        v_found := array(select s.model_id from pricing.model_search as s
+                         where s.search like v_patterns[1] and s.search like all (v_patterns));
         if cardinality(v_found) = 0 then
             v_found := array(select s.model_id from pricing.model_search as s
                              where v_query operator(public.<%) s.search);
@@ -143,8 +139,8 @@ begin
                                               else 0 end
                                          + public.similarity(v_query, lower(md.name)))::numeric, 6)), '{}')
         into v_found, v_ranks
-        from pricing.models as md
-        where md.id = any (v_found);
+        from unnest(v_found) as x (model_id)
+        join pricing.models as md on md.id = x.model_id;
         v_join := ' join unnest($10::text[], $11::numeric[]) as q (model_id, rank)'
                   ' on q.model_id = l.model_id';
     else
@@ -178,13 +174,14 @@ begin
         from (
             select f.*, row_number() over (order by f.k, f.model_id) as n
             from f
-            where $7::jsonb is null or (f.k, f.model_id) > (($7 ->> 0)::numeric, $7 ->> 1)
+            where %9$s
             order by f.k, f.model_id
             limit %8$s + 1
         ) as r
     $q$, case when v_query is null and p_as_of is null then 'not materialized' else '' end,
          v_key_expr, case when p_as_of is null then '' else ', l.item' end, v_from, v_join, v_where, v_item,
-         p_limit)
+         p_limit,
+         case when v_key is null then 'true' else '(f.k, f.model_id) > (($7 ->> 0)::numeric, $7 ->> 1)' end)
     into v_total, v_items, v_last, v_more
     using coalesce(p_channel, 'any'), lower(p_provider), p_modality, v_statuses, p_min_context,
           p_max_input_price, v_key, p_as_of, v_served.as_of, v_found, v_ranks;

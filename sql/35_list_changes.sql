@@ -50,30 +50,28 @@ begin
         'provider', v_provider, 'min_significance', v_min);
     v_key := api._cursor_read('changes', v_served.id, v_filters, p_cursor);
 
-    select count(*) into v_total
-    from pricing.events as e
-    where e.effective_date between v_window.lower and v_window.upper
-      and (v_type is null or e.event_type::text = v_type)
-      and (v_provider is null or e.provider = v_provider)
-      and e.significance >= v_min;
-
-    -- The ids of the page and of the next page's first event. EXECUTE plans
-    -- this for the arguments at hand: a generic plan knows neither the window
-    -- nor which filters are null, expects next to no events and sorts the
-    -- whole window instead of reading events_feed_idx in order up to the limit.
+    -- The events that pass the filters (w), counted, and the ids of the page
+    -- and of the next page's first event. EXECUTE plans this for the
+    -- arguments at hand: a generic plan knows neither the window nor which
+    -- filters are null, expects next to no events and sorts the whole window
+    -- instead of reading events_feed_idx in order up to the limit.
     execute $q$
-        select array(
-            select e.id
+        with w as not materialized (
+            select e.effective_date, e.id
             from pricing.events as e
             where e.effective_date between $1 and $2
               and ($3::text is null or e.event_type::text = $3)
               and ($4::text is null or e.provider = $4)
               and e.significance >= $5
-              and ($6::jsonb is null or (e.effective_date, e.id) < (($6 ->> 0)::date, ($6 ->> 1)::bigint))
-            order by e.effective_date desc, e.id desc
-            limit $7)
+        )
+        select (select count(*) from w),
+               array(select w.id
+                     from w
+                     where $6::jsonb is null or (w.effective_date, w.id) < (($6 ->> 0)::date, ($6 ->> 1)::bigint)
+                     order by w.effective_date desc, w.id desc
+                     limit $7)
     $q$
-    into v_ids
+    into v_total, v_ids
     using v_window.lower, v_window.upper, v_type, v_provider, v_min, v_key, p_limit + 1;
 
     -- The items of the page, and the key of its last event when there is a
