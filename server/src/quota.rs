@@ -291,6 +291,43 @@ impl Slot {
         None
     }
 
+    /// Takes in the answer to a call for `n` requests sent at `sent`: what is
+    /// left of the window, the plan's burst, and the units beyond the `n` as
+    /// a lease (returns how many).
+    fn keep(&mut self, grant: Grant, n: usize, sent: Instant) -> usize {
+        self.window_left = grant
+            .quota
+            .map(|q| u32::try_from(q - grant.used.unwrap_or(q)).unwrap_or(0));
+        self.burst = grant.burst;
+        let leased = grant.granted.saturating_sub(n);
+        if leased > 0 {
+            let window_end = grant.reset_at.map_or(LEASE_TTL, |end| {
+                Duration::from_secs(u64::try_from(end - unix_now()).unwrap_or(0))
+            });
+            self.leases.push_back(Lease {
+                grant,
+                next: n,
+                expires: sent + LEASE_TTL.min(window_end),
+            });
+        }
+        leased
+    }
+
+    /// Requests that arrived while a call was in flight take leased units
+    /// first; the rest wait for the next call.
+    fn serve_waiters(&mut self, subject: &Subject, expired: &mut Vec<Release>) {
+        let now = Instant::now();
+        for waiter in std::mem::take(&mut self.waiters) {
+            match self.take_leased(subject, now, expired) {
+                Some(decision) => {
+                    // A waiter that gave up (client gone) is simply skipped.
+                    let _ = waiter.send(decision);
+                }
+                None => self.waiters.push(waiter),
+            }
+        }
+    }
+
     /// Whether less than half a lease is left: time to ask for the next.
     fn wants_lease(&self, now: Instant) -> bool {
         let left: usize = self.leases.iter().map(Lease::left).sum();
@@ -317,6 +354,21 @@ impl Slot {
         }
         size
     }
+}
+
+/// The subject's slot, made when it has none (the subject is cloned only then:
+/// this runs for every counted request).
+fn slot_of<'a>(
+    slots: &'a mut HashMap<Subject, Slot>,
+    subject: &Subject,
+    now: Instant,
+) -> &'a mut Slot {
+    if !slots.contains_key(subject) {
+        slots.insert(subject.clone(), Slot::new(now));
+    }
+    slots
+        .get_mut(subject)
+        .unwrap_or_else(|| unreachable!("inserted above"))
 }
 
 /// Units to give back to the database.
@@ -408,9 +460,7 @@ impl Accountant {
         let mut expired = Vec::new();
         let leased = {
             let mut slots = self.inner.lock();
-            let slot = slots
-                .entry(subject.clone())
-                .or_insert_with(|| Slot::new(now));
+            let slot = slot_of(&mut slots, subject, now);
             slot.seen = now;
             slot.demand = slot.demand.saturating_add(1);
             let leased = slot.take_leased(subject, now, &mut expired);
@@ -439,9 +489,7 @@ impl Accountant {
         let (tx, rx) = oneshot::channel();
         {
             let mut slots = self.inner.lock();
-            let slot = slots
-                .entry(subject.clone())
-                .or_insert_with(|| Slot::new(now));
+            let slot = slot_of(&mut slots, subject, now);
             slot.waiters.push(tx);
             if !slot.in_flight {
                 slot.in_flight = true;
@@ -560,20 +608,12 @@ impl Inner {
     async fn give_back(&self) {
         let queued = std::mem::take(&mut *self.releases());
         for release in queued {
-            let outcome =
-                tokio::time::timeout(ACCOUNTING_TIMEOUT, call_release(&self.pool, &release)).await;
-            match outcome {
-                Ok(Ok(())) => {
+            match in_time(call_release(&self.pool, &release)).await {
+                Ok(()) => {
                     self.released
                         .fetch_add(u64::from(release.units), Ordering::Relaxed);
                 }
-                outcome => {
-                    let reason = match outcome {
-                        Ok(Err(err)) => format!("{err:#}"),
-                        _ => format!("no answer within {ACCOUNTING_TIMEOUT:?}"),
-                    };
-                    self.log_failure(&release.subject, &reason);
-                }
+                Err(reason) => self.log_failure(&release.subject, &reason),
             }
         }
     }
@@ -700,10 +740,8 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
             .fetch_add(u64::try_from(n).unwrap_or(u64::MAX), Ordering::Relaxed);
         inner.calls.fetch_add(1, Ordering::Relaxed);
         let cost = n + usize::try_from(ahead).unwrap_or(0);
-        let answer =
-            tokio::time::timeout(ACCOUNTING_TIMEOUT, call_admit(&inner.pool, &subject, cost)).await;
-        match answer {
-            Ok(Ok(grant)) => {
+        match in_time(call_admit(&inner.pool, &subject, cost)).await {
+            Ok(grant) => {
                 if grant.granted < n {
                     inner.remember_refused(&subject, &grant, now);
                 }
@@ -713,44 +751,16 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
                 }
                 let mut slots = inner.lock();
                 if let Some(slot) = slots.get_mut(&subject) {
-                    slot.window_left = grant
-                        .quota
-                        .map(|q| u32::try_from(q - grant.used.unwrap_or(q)).unwrap_or(0));
-                    slot.burst = grant.burst;
-                    if grant.granted > n {
-                        let leased = grant.granted - n;
-                        inner.leased.fetch_add(
-                            u64::try_from(leased).unwrap_or(u64::MAX),
-                            Ordering::Relaxed,
-                        );
-                        let window_end = grant.reset_at.map_or(LEASE_TTL, |end| {
-                            Duration::from_secs(u64::try_from(end - unix_now()).unwrap_or(0))
-                        });
-                        slot.leases.push_back(Lease {
-                            grant,
-                            next: n,
-                            expires: now + LEASE_TTL.min(window_end),
-                        });
-                    }
-                    // Requests that arrived meanwhile take the new units first.
-                    let (now, mut expired) = (Instant::now(), Vec::new());
-                    let waiting = std::mem::take(&mut slot.waiters);
-                    for waiter in waiting {
-                        match slot.take_leased(&subject, now, &mut expired) {
-                            Some(decision) => {
-                                let _ = waiter.send(decision);
-                            }
-                            None => slot.waiters.push(waiter),
-                        }
-                    }
+                    let leased = slot.keep(grant, n, now);
+                    inner
+                        .leased
+                        .fetch_add(u64::try_from(leased).unwrap_or(u64::MAX), Ordering::Relaxed);
+                    let mut expired = Vec::new();
+                    slot.serve_waiters(&subject, &mut expired);
                     inner.releases().append(&mut expired);
                 }
             }
-            outcome => {
-                let reason = match outcome {
-                    Ok(Err(err)) => format!("{err:#}"),
-                    _ => format!("no answer within {ACCOUNTING_TIMEOUT:?}"),
-                };
+            Err(reason) => {
                 inner
                     .failures
                     .fetch_add(u64::try_from(n).unwrap_or(u64::MAX), Ordering::Relaxed);
@@ -760,6 +770,18 @@ async fn flush(inner: Arc<Inner>, subject: Subject) {
                 }
             }
         }
+    }
+}
+
+/// A database call of the accounting, given [`ACCOUNTING_TIMEOUT`]; the
+/// reason for the log when it fails or does not answer in time.
+async fn in_time<T>(
+    call: impl std::future::Future<Output = anyhow::Result<T>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(ACCOUNTING_TIMEOUT, call).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(err)) => Err(format!("{err:#}")),
+        Err(_) => Err(format!("no answer within {ACCOUNTING_TIMEOUT:?}")),
     }
 }
 
