@@ -5,8 +5,9 @@
 //! the parameters sorted and the API key left out, together with the publish
 //! generation and the UTC day it was computed in. MCP tool calls keep their
 //! results the same way, keyed by tool and arguments, and estimates their
-//! prices, keyed by the models asked for. It is served again, pre-compressed (gzip, br) when the client
-//! accepts it, until the generation changes: the server LISTENs on channel
+//! prices, keyed by the models asked for. An HTTP answer is served again,
+//! pre-compressed (gzip, br) when the client accepts it, until the generation
+//! changes: the server LISTENs on channel
 //! `pricing_publish` (publish.apply notifies it) on a dedicated connection and
 //! bumps the generation on every notification and on every (re)connection,
 //! since a notification may have been missed while the connection was down.
@@ -89,8 +90,16 @@ impl Entry {
 struct Cached<V> {
     generation: u64,
     day: time::Date,
+    /// The bytes of its bodies.
     size: usize,
     value: V,
+}
+
+impl<V> Cached<V> {
+    /// What it counts against the byte bound: its bodies, key and headers.
+    fn cost(&self) -> usize {
+        self.size + ENTRY_OVERHEAD
+    }
 }
 
 /// Entries of one kind, oldest first in `order`.
@@ -214,7 +223,7 @@ impl ResponseCache {
         key: String,
         entry: Cached<V>,
     ) {
-        let size = entry.size + ENTRY_OVERHEAD;
+        let size = entry.cost();
         if size > self.limits.bytes || self.limits.entries == 0 {
             return;
         }
@@ -229,7 +238,7 @@ impl ResponseCache {
         let store = pick(&mut stores);
         let (other_entries, other_bytes) = (others.0 - store.map.len(), others.1 - store.bytes);
         if let Some(old) = store.map.remove(&key) {
-            store.bytes -= old.size + ENTRY_OVERHEAD;
+            store.bytes -= old.cost();
             store.order.retain(|k| k != &key);
         }
         while other_entries + store.map.len() >= self.limits.entries
@@ -239,7 +248,7 @@ impl ResponseCache {
                 break;
             };
             if let Some(old) = store.map.remove(&oldest) {
-                store.bytes -= old.size + ENTRY_OVERHEAD;
+                store.bytes -= old.cost();
             }
         }
         store.bytes += size;
