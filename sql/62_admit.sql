@@ -7,6 +7,23 @@ as $$
     select (1000000 + p_burst - 1) / p_burst
 $$;
 
+-- api._plan(name, caller): the plan named so; raises 22023 (naming the
+-- calling function) when there is none.
+create function api._plan(p_name text, p_caller text)
+returns pricing.plans
+language plpgsql stable
+as $$
+declare
+    v_plan pricing.plans;
+begin
+    select * into v_plan from pricing.plans as pl where pl.name = p_name;
+    if not found then
+        raise exception '%: there is no plan named %', p_caller, p_name using errcode = '22023';
+    end if;
+    return v_plan;
+end
+$$;
+
 -- api.admit(subject, plan, cost): takes up to `cost` requests (cost >= 1) from
 -- the budget of `subject` on `plan`, atomically across every server process
 -- sharing this database. A server batches the requests of one subject that
@@ -54,10 +71,7 @@ begin
     if p_cost is null or p_cost < 1 then
         raise exception 'admit: cost must be at least 1, not %', p_cost using errcode = '22023';
     end if;
-    select * into v_plan from pricing.plans as pl where pl.name = p_plan;
-    if not found then
-        raise exception 'admit: there is no plan named %', p_plan using errcode = '22023';
-    end if;
+    v_plan := api._plan(p_plan, 'admit');
 
     -- Quota first: an exhausted quota (the lasting state) then costs no write.
     if v_plan.quota is not null then
@@ -144,10 +158,7 @@ begin
     if p_units is null or p_units < 1 then
         raise exception 'release: units must be at least 1, not %', p_units using errcode = '22023';
     end if;
-    select * into v_plan from pricing.plans as pl where pl.name = p_plan;
-    if not found then
-        raise exception 'release: there is no plan named %', p_plan using errcode = '22023';
-    end if;
+    v_plan := api._plan(p_plan, 'release');
     if v_plan.quota is not null and p_reset_at is not null then
         with counted as (
             select x.used from pricing.quota_windows as x
