@@ -6,23 +6,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::helpers::{AppOptions, TestApp, TestDb, publish_fixture};
+use crate::helpers::{AppOptions, TestApp, TestDb, data_app_with, publish_fixture};
 
 const PATH: &str = "/api/v1/models?limit=3&sort=context_desc";
 
 /// A server with the response cache on, once its publish listener listens.
 async fn cached_app(db: &TestDb) -> TestApp {
-    db.client()
-        .await
-        .execute(
-            "update pricing.plans set quota = 1000000000, burst_per_second = 1000000
-             where name = 'anonymous'",
-            &[],
-        )
-        .await
-        .expect("raise the anonymous plan");
-    let app = TestApp::spawn_with(
-        &db.config,
+    let app = data_app_with(
+        db,
         AppOptions {
             response_cache: true,
             ..AppOptions::default()

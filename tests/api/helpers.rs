@@ -370,6 +370,11 @@ pub async fn fixture_app() -> (TestDb, TestApp) {
 /// own database is raised far beyond what a test sends, so that the data, not
 /// the rate limits (tests/api/quota.rs), is what is tested. Still counted.
 pub async fn data_app(db: &TestDb) -> TestApp {
+    data_app_with(db, AppOptions::default()).await
+}
+
+/// [`data_app`] with other options.
+pub async fn data_app_with(db: &TestDb, options: AppOptions) -> TestApp {
     db.client()
         .await
         .execute(
@@ -379,7 +384,7 @@ pub async fn data_app(db: &TestDb) -> TestApp {
         )
         .await
         .expect("raise the anonymous plan");
-    TestApp::spawn(&db.config).await
+    TestApp::spawn_with(&db.config, options).await
 }
 
 /// Percent-encodes one path segment or query value.
