@@ -437,7 +437,7 @@ as $$
            coalesce(s.output_usd, 'Infinity'),
            coalesce(s.blended_usd, 'Infinity'),
            -coalesce(m.context_window, 0)::numeric,
-           -extract(epoch from m.updated_at),
+           coalesce(-extract(epoch from m.updated_at), 'Infinity'),  -- unknown last
            jsonb_build_object(
                'id', m.id,
                'name', m.name,

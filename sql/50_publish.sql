@@ -46,7 +46,18 @@ begin
         valid_to date,
         last_verified_at timestamptz not null,
         source text not null,
+        -- the source releases that show this step (null: not given)
+        sources jsonb,
         primary key (model_id, channel, component, tier, valid_from)
+    ) on commit drop;
+    -- a model's limits history (docs/snapshot-format.md, models[].limits)
+    create temp table stage_limits (
+        model_id text not null,
+        valid_from date not null,
+        context_window integer,
+        max_output_tokens integer,
+        sources jsonb,
+        primary key (model_id, valid_from)
     ) on commit drop;
     create temp table stage_benchmarks (
         model_id text not null,
@@ -59,14 +70,28 @@ begin
 end
 $$;
 
--- publish.price_significance(): 0-100 for a price move, see docs/significance.md.
+-- publish.corroboration(sources): how many distinct sources show a step or
+-- limit entry: the source ids of its `"<source id> <version>"` releases. Null
+-- when the snapshot does not say (sources null).
+create function publish.corroboration(p_sources jsonb)
+returns integer
+language sql immutable
+as $$
+    select case when p_sources is not null then (
+        select count(distinct split_part(x, ' ', 1))::integer
+        from jsonb_array_elements_text(p_sources) as x) end
+$$;
+
+-- publish.price_significance(): 0-100 for a price move, see docs/publishing.md.
 -- magnitude: |ln(new/old)| / ln 2 capped at 1 (a halving or doubling is full
 -- size; from or to zero is full size); +0.10 when the price rises; plus 0.35 x
 -- the model's prominence; all scaled by channel (official 1, others 0.8),
--- component (cached_input 0.7) and tier (standard 1, others 0.8).
+-- component (cached_input 0.7), tier (standard 1, others 0.8) and
+-- corroboration (three or more sources 1, two 0.9, one or unknown 0.7).
 create function publish.price_significance(
     old_price numeric, new_price numeric, p_channel pricing.channel,
-    p_component pricing.component, p_tier pricing.service_tier, prominence numeric
+    p_component pricing.component, p_tier pricing.service_tier, prominence numeric,
+    corroboration integer
 )
 returns smallint
 language sql immutable
@@ -78,7 +103,8 @@ as $$
            + 0.35 * prominence)
         * (case when p_channel = 'official' then 1 else 0.8 end)
         * (case when p_component = 'cached_input' then 0.7 else 1 end)
-        * (case when p_tier = 'standard' then 1 else 0.8 end))))::smallint
+        * (case when p_tier = 'standard' then 1 else 0.8 end)
+        * (case when corroboration >= 3 then 1 when corroboration = 2 then 0.9 else 0.7 end))))::smallint
 $$;
 
 -- publish.lifecycle_significance(): 0-100 for launches, deprecations,
@@ -112,6 +138,7 @@ declare
     v_publish bigint;
     v_today date := (p_as_of at time zone 'UTC')::date;
     v_last timestamptz;
+    v_last_day date;
     v_summary jsonb;
     v_rows_inserted bigint;
     v_rows_deleted bigint;
@@ -123,6 +150,7 @@ begin
             using errcode = 'P0001',
                   hint = 'publish with a later --at, or without --at to use the current time';
     end if;
+    v_last_day := (v_last at time zone 'UTC')::date;
     insert into pricing.publishes (as_of, snapshot_sha256, summary)
     values (p_as_of, p_sha256, jsonb_build_object('sources', p_sources))
     returning id into v_publish;
@@ -162,8 +190,7 @@ begin
     )
     select s.id, s.provider, s.slug, s.name, s.modality, s.input_modalities, s.output_modalities,
            s.status, s.context_window, s.max_output_tokens, s.launch_date, s.deprecation_date,
-           s.retirement_date, s.successor, v_publish,
-           coalesce(s.launch_date::timestamp at time zone 'UTC', p_as_of)
+           s.retirement_date, s.successor, v_publish, null
     from stage_models as s
     on conflict (id) do update set
         provider = excluded.provider, slug = excluded.slug, name = excluded.name,
@@ -183,6 +210,10 @@ begin
            excluded.deprecation_date, excluded.retirement_date, excluded.successor);
 
     -- Lifecycle and limit events, from the stage against the previous state.
+    -- Each is dated by the day it happened; an event whose day is unknown is
+    -- not emitted (the publish day would be a made-up date): a launch without
+    -- a launch date is dated by its first price only when that price starts
+    -- after the previous publish (a model newly on sale since then).
     insert into pricing.events (
         publish_id, event_type, model_id, provider, old_value, new_value, significance,
         effective_date, detail
@@ -193,36 +224,81 @@ begin
     from stage_models as s
     join stage_prominence as p on p.id = s.id
     left join old_models as o on o.id = s.id
+    left join (
+        select model_id, min(valid_from) as first_price from stage_prices group by model_id
+    ) as f on f.model_id = s.id
     cross join lateral (
         select 'model_launch'::pricing.event_type as event_type, null::text as old_value,
-               s.status::text as new_value, coalesce(s.launch_date, v_today) as effective_date,
+               s.status::text as new_value,
+               coalesce(s.launch_date, f.first_price) as effective_date,
                null::numeric as old_limit, null::numeric as new_limit,
-               jsonb_build_object('name', s.name) as detail
+               jsonb_build_object('name', s.name,
+                                  'date_basis', case when s.launch_date is not null then 'launch_date'
+                                                     else 'first_price' end) as detail
         where o.id is null
+          and (s.launch_date is not null or f.first_price > v_last_day)
         union all
-        select 'deprecation', o.status::text, s.status::text,
-               coalesce(s.deprecation_date, v_today), null, null,
+        select 'deprecation', o.status::text, s.status::text, s.deprecation_date, null, null,
                jsonb_build_object('deprecation_date', s.deprecation_date, 'successor', s.successor)
-        where (s.status <> 'active' or s.deprecation_date is not null)
-          and (o.id is null
-               or (o.status = 'active' and o.deprecation_date is null)
-               or o.deprecation_date is distinct from s.deprecation_date and s.deprecation_date is not null)
+        where s.deprecation_date is not null
+          and (o.id is null or o.deprecation_date is distinct from s.deprecation_date)
         union all
-        select 'retirement', o.status::text, s.status::text,
-               coalesce(s.retirement_date, v_today), null, null,
+        select 'retirement', o.status::text, s.status::text, s.retirement_date, null, null,
                jsonb_build_object('retirement_date', s.retirement_date, 'successor', s.successor)
-        where s.status = 'retired' and (o.id is null or o.status <> 'retired')
+        where s.status = 'retired' and s.retirement_date is not null
+          and (o.id is null or o.status <> 'retired')
+        -- A snapshot without a limits history for the model: a change of its
+        -- current limits since the last publish, seen on the publish day.
         union all
         select 'limit_change', o.context_window::text, s.context_window::text, v_today,
-               o.context_window, s.context_window, jsonb_build_object('limit', 'context_window')
+               o.context_window, s.context_window,
+               jsonb_build_object('limit', 'context_window', 'date_basis', 'publish')
         where o.context_window is not null and s.context_window is not null
           and o.context_window <> s.context_window
+          and not exists (select from stage_limits as l where l.model_id = s.id)
         union all
         select 'limit_change', o.max_output_tokens::text, s.max_output_tokens::text, v_today,
-               o.max_output_tokens, s.max_output_tokens, jsonb_build_object('limit', 'max_output_tokens')
+               o.max_output_tokens, s.max_output_tokens,
+               jsonb_build_object('limit', 'max_output_tokens', 'date_basis', 'publish')
         where o.max_output_tokens is not null and s.max_output_tokens is not null
           and o.max_output_tokens <> s.max_output_tokens
+          and not exists (select from stage_limits as l where l.model_id = s.id)
     ) as e;
+
+    -- Limit changes from the limits histories: one event per entry in effect
+    -- by the publish day and limit that changed from a known value to a known
+    -- value, dated at the entry; one published before (same model, limit, day
+    -- and values) is not emitted again.
+    insert into pricing.events (
+        publish_id, event_type, model_id, provider, old_value, new_value, significance,
+        effective_date, detail
+    )
+    select v_publish, 'limit_change', h.model_id, s.provider, c.old_value::text, c.new_value::text,
+           publish.lifecycle_significance('limit_change', p.prominence, c.old_value, c.new_value),
+           h.valid_from,
+           jsonb_build_object('limit', c.limit_name, 'sources', h.sources,
+                              'corroboration', publish.corroboration(h.sources),
+                              'date_basis', 'limits_history')
+    from (
+        select l.*,
+               lag(l.context_window) over w as old_context_window,
+               lag(l.max_output_tokens) over w as old_max_output_tokens
+        from stage_limits as l
+        window w as (partition by l.model_id order by l.valid_from)
+    ) as h
+    join stage_models as s on s.id = h.model_id
+    join stage_prominence as p on p.id = h.model_id
+    cross join lateral (
+        values ('context_window', h.old_context_window, h.context_window),
+               ('max_output_tokens', h.old_max_output_tokens, h.max_output_tokens)
+    ) as c (limit_name, old_value, new_value)
+    where c.old_value <> c.new_value
+      and h.valid_from <= v_today
+      and not exists (
+          select from pricing.events as x
+          where x.model_id = h.model_id and x.event_type = 'limit_change'
+            and x.effective_date = h.valid_from and x.detail ->> 'limit' = c.limit_name
+            and x.old_value = c.old_value::text and x.new_value = c.new_value::text);
 
     -- Aliases: the stage is the whole truth for the models it names.
     delete from pricing.aliases as a
@@ -244,9 +320,11 @@ begin
            case when r.valid_from > v_today then 'price_change_scheduled' else 'price_change' end::pricing.event_type,
            r.model_id, m.provider, r.channel, r.component, r.tier,
            trim_scale(q.usd_per_1m)::text, trim_scale(r.usd_per_1m)::text,
-           publish.price_significance(q.usd_per_1m, r.usd_per_1m, r.channel, r.component, r.tier, p.prominence),
+           publish.price_significance(q.usd_per_1m, r.usd_per_1m, r.channel, r.component, r.tier,
+                                      p.prominence, publish.corroboration(r.sources)),
            r.valid_from,
-           jsonb_build_object('source', r.source)
+           jsonb_build_object('source', r.source, 'sources', r.sources,
+                              'corroboration', publish.corroboration(r.sources))
     from stage_prices as r
     join stage_prices as q
       on (q.model_id, q.channel, q.component, q.tier) = (r.model_id, r.channel, r.component, r.tier)
@@ -298,16 +376,19 @@ begin
         score = excluded.score, source = excluded.source, measured_on = excluded.measured_on
     where (b.score, b.source, b.measured_on) is distinct from (excluded.score, excluded.source, excluded.measured_on);
 
-    -- A model's "updated" time is its latest event in effect, else its first publish.
+    -- A model's updated_at is the day of its newest published event in effect
+    -- on the publish day (of any publish: a scheduled change counts once its
+    -- day has come), null when it has none. Recomputed for every model, so
+    -- it never holds the publish time.
     update pricing.models as m
     set updated_at = latest.at, updated_in = v_publish
     from (
-        select e.model_id, max(e.effective_date)::timestamp at time zone 'UTC' as at
-        from pricing.events as e
-        where e.publish_id = v_publish and e.effective_date <= v_today
-        group by e.model_id
+        select x.id,
+               (select max(e.effective_date) from pricing.events as e
+                where e.model_id = x.id and e.effective_date <= v_today)::timestamp at time zone 'UTC' as at
+        from pricing.models as x
     ) as latest
-    where m.id = latest.model_id and m.updated_at is distinct from greatest(m.updated_at, latest.at);
+    where m.id = latest.id and m.updated_at is distinct from latest.at;
 
     perform publish.refresh_listing(v_publish);  -- sql/55_listing.sql
     perform publish.refresh_dump(v_publish);

@@ -99,6 +99,12 @@ pub async fn publish(
     })
 }
 
+/// A list of source releases as JSON text: it travels in a `text[]` and is
+/// cast to `jsonb`, since unnest cannot take an array of arrays.
+fn json_list(list: Option<&[String]>) -> Option<String> {
+    list.map(|l| serde_json::Value::from(l).to_string())
+}
+
 async fn write(
     client: &mut Client,
     snapshot: &Snapshot,
@@ -183,14 +189,16 @@ async fn write(
     let from: Vec<Date> = p.iter().map(|x| x.valid_from).collect();
     let to: Vec<Option<Date>> = p.iter().map(|x| x.valid_to).collect();
     let verified: Vec<OffsetDateTime> = p.iter().map(|x| x.last_verified_at).collect();
+    let sources: Vec<Option<String>> = p.iter().map(|x| json_list(x.sources.as_deref())).collect();
     tx.execute(
         "insert into stage_prices
          select model_id, channel::pricing.channel, component::pricing.component,
-                tier::pricing.service_tier, usd_per_1m, valid_from, valid_to, last_verified_at, source
+                tier::pricing.service_tier, usd_per_1m, valid_from, valid_to, last_verified_at, source,
+                sources::jsonb
          from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::date[],
-                     $7::date[], $8::timestamptz[], $9::text[])
+                     $7::date[], $8::timestamptz[], $9::text[], $10::text[])
               as u(model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
-                   last_verified_at, source)",
+                   last_verified_at, source, sources)",
         &[
             &text(|x| &x.model_id),
             &text(|x| &x.channel),
@@ -201,7 +209,23 @@ async fn write(
             &to,
             &verified,
             &text(|x| &x.source),
+            &sources,
         ],
+    )
+    .await?;
+
+    let l = &staged.limits;
+    let model: Vec<&str> = l.iter().map(|x| x.model_id.as_str()).collect();
+    let from: Vec<Date> = l.iter().map(|x| x.valid_from).collect();
+    let context: Vec<Option<i32>> = l.iter().map(|x| x.context_window).collect();
+    let max_output: Vec<Option<i32>> = l.iter().map(|x| x.max_output_tokens).collect();
+    let sources: Vec<Option<String>> = l.iter().map(|x| json_list(x.sources.as_deref())).collect();
+    tx.execute(
+        "insert into stage_limits
+         select model_id, valid_from, context_window, max_output_tokens, sources::jsonb
+         from unnest($1::text[], $2::date[], $3::int4[], $4::int4[], $5::text[])
+              as u(model_id, valid_from, context_window, max_output_tokens, sources)",
+        &[&model, &from, &context, &max_output, &sources],
     )
     .await?;
 

@@ -76,6 +76,19 @@ struct Model {
     successor: Option<String>,
     #[serde(default)]
     aliases: Vec<Alias>,
+    /// The context-window / max-output history, ascending by `from`.
+    #[serde(default)]
+    limits: Vec<Limits>,
+}
+
+/// The limits a model had from `from` on, and the source releases showing them.
+#[derive(Debug, Deserialize)]
+struct Limits {
+    from: Date,
+    context_window: Option<i64>,
+    max_output_tokens: Option<i64>,
+    #[serde(default)]
+    sources: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -103,6 +116,9 @@ struct Step {
     /// Absent: a bad row. `null`: not offered from `from` on.
     #[serde(default, deserialize_with = "present")]
     price: Option<Option<String>>,
+    /// The source releases that show this step, `<source id> <version>`.
+    #[serde(default)]
+    sources: Option<Vec<String>>,
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
@@ -141,7 +157,18 @@ pub struct Staged {
     pub models: Vec<StagedModel>,
     pub aliases: Vec<(String, String, String, Option<String>)>,
     pub prices: Vec<StagedPrice>,
+    pub limits: Vec<StagedLimits>,
     pub benchmarks: Vec<(String, String, Decimal, String, Date)>,
+}
+
+/// One entry of a model's limits history.
+#[derive(Debug)]
+pub struct StagedLimits {
+    pub model_id: String,
+    pub valid_from: Date,
+    pub context_window: Option<i32>,
+    pub max_output_tokens: Option<i32>,
+    pub sources: Option<Vec<String>>,
 }
 
 #[derive(Debug)]
@@ -174,6 +201,8 @@ pub struct StagedPrice {
     pub valid_to: Option<Date>,
     pub last_verified_at: OffsetDateTime,
     pub source: String,
+    /// The source releases that show the step starting at `valid_from`.
+    pub sources: Option<Vec<String>>,
 }
 
 impl Snapshot {
@@ -224,6 +253,7 @@ impl Snapshot {
     pub fn check(&self, checks: Checks) -> (Staged, Vec<BadRow>) {
         let mut bad = Vec::new();
         let mut staged = Staged::default();
+        let source_ids = self.source_ids();
 
         let mut providers = HashSet::new();
         for p in &self.providers {
@@ -249,6 +279,7 @@ impl Snapshot {
                         continue;
                     }
                     staged.models.push(model);
+                    stage_limits(m, &source_ids, &mut staged.limits, &mut bad);
                 }
                 Err(reason) => bad.push(BadRow {
                     row: format!("models: {}", m.id),
@@ -344,7 +375,7 @@ impl Snapshot {
                 });
                 continue;
             }
-            stage_series(s, &key, checks, &mut staged.prices, &mut bad);
+            stage_series(s, &key, checks, &source_ids, &mut staged.prices, &mut bad);
         }
 
         let mut benchmarks = HashSet::new();
@@ -381,6 +412,91 @@ impl Snapshot {
             }
         }
         (staged, bad)
+    }
+
+    /// The ids of the snapshot's `sources[]`, which step and limit sources name.
+    fn source_ids(&self) -> HashSet<&str> {
+        self.sources
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["id"].as_str())
+            .collect()
+    }
+}
+
+/// Checks a step's or limit entry's `sources`: `<source id> <version>` strings
+/// naming sources of the snapshot, sorted and unique.
+fn check_sources(sources: Option<&[String]>, ids: &HashSet<&str>) -> Result<(), String> {
+    let Some(sources) = sources else {
+        return Ok(());
+    };
+    for source in sources {
+        match source.split_once(' ') {
+            Some((id, version))
+                if ids.contains(id) && !version.is_empty() && !version.contains(' ') => {}
+            _ => {
+                let mut known: Vec<&str> = ids.iter().copied().collect();
+                known.sort_unstable();
+                return Err(format!(
+                    "source `{source}` is not `<source id> <version>` with a source id of the snapshot's sources ({})",
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    if !sources.is_sorted_by(|a, b| a < b) {
+        return Err("sources must be sorted and unique".into());
+    }
+    Ok(())
+}
+
+/// Positive and within `integer`, or a bad value.
+fn positive_limit(v: Option<i64>, what: &str) -> Result<Option<i32>, String> {
+    v.map(|n| {
+        i32::try_from(n)
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or(format!("{what} must be a positive integer"))
+    })
+    .transpose()
+}
+
+/// Turns a model's limits history into rows; a bad entry is left out.
+fn stage_limits(
+    m: &Model,
+    source_ids: &HashSet<&str>,
+    rows: &mut Vec<StagedLimits>,
+    bad: &mut Vec<BadRow>,
+) {
+    let mut last: Option<Date> = None;
+    for entry in &m.limits {
+        let checked = if last.is_some_and(|from| from >= entry.from) {
+            Err("limits entries must be in ascending date order, dates unique".to_owned())
+        } else {
+            check_sources(entry.sources.as_deref(), source_ids).and_then(|()| {
+                Ok((
+                    positive_limit(entry.context_window, "context_window")?,
+                    positive_limit(entry.max_output_tokens, "max_output_tokens")?,
+                ))
+            })
+        };
+        match checked {
+            Ok((context_window, max_output_tokens)) => {
+                last = Some(entry.from);
+                rows.push(StagedLimits {
+                    model_id: m.id.clone(),
+                    valid_from: entry.from,
+                    context_window,
+                    max_output_tokens,
+                    sources: entry.sources.clone(),
+                });
+            }
+            Err(reason) => bad.push(BadRow {
+                row: format!("models: {} limits from {}", m.id, entry.from),
+                reason,
+            }),
+        }
     }
 }
 
@@ -421,15 +537,6 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
             STATUSES.join(", ")
         ));
     }
-    let limit = |v: Option<i64>, what: &str| -> Result<Option<i32>, String> {
-        v.map(|n| {
-            i32::try_from(n)
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or(format!("{what} must be a positive integer"))
-        })
-        .transpose()
-    };
     Ok(StagedModel {
         id: m.id.clone(),
         provider: m.provider.clone(),
@@ -439,8 +546,8 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
         input_modalities: modalities(&m.input_modalities)?,
         output_modalities: modalities(&m.output_modalities)?,
         status: m.status.clone(),
-        context_window: limit(m.context_window, "context_window")?,
-        max_output_tokens: limit(m.max_output_tokens, "max_output_tokens")?,
+        context_window: positive_limit(m.context_window, "context_window")?,
+        max_output_tokens: positive_limit(m.max_output_tokens, "max_output_tokens")?,
         launch_date: m.launch_date,
         deprecation_date: m.deprecation_date,
         retirement_date: m.retirement_date,
@@ -454,18 +561,23 @@ fn stage_series(
     s: &PriceSeries,
     key: &str,
     checks: Checks,
+    source_ids: &HashSet<&str>,
     rows: &mut Vec<StagedPrice>,
     bad: &mut Vec<BadRow>,
 ) {
-    let mut good: Vec<(Date, Option<Decimal>)> = Vec::with_capacity(s.history.len());
+    let mut good: Vec<(&Step, Option<Decimal>)> = Vec::with_capacity(s.history.len());
     let mut last_price: Option<Decimal> = None;
     for step in &s.history {
         let row = || format!("prices: {key} from {}", step.from);
-        if good.last().is_some_and(|(from, _)| *from >= step.from) {
+        if good.last().is_some_and(|(last, _)| last.from >= step.from) {
             bad.push(BadRow {
                 row: row(),
                 reason: "steps must be in ascending date order".into(),
             });
+            continue;
+        }
+        if let Err(reason) = check_sources(step.sources.as_deref(), source_ids) {
+            bad.push(BadRow { row: row(), reason });
             continue;
         }
         let price = match &step.price {
@@ -523,9 +635,9 @@ fn stage_series(
         if price.is_some() {
             last_price = price;
         }
-        good.push((step.from, price));
+        good.push((step, price));
     }
-    for (i, (from, price)) in good.iter().enumerate() {
+    for (i, (step, price)) in good.iter().enumerate() {
         let Some(price) = price else { continue };
         rows.push(StagedPrice {
             model_id: s.model.clone(),
@@ -533,10 +645,11 @@ fn stage_series(
             component: s.component.clone(),
             tier: s.tier.clone(),
             usd_per_1m: *price,
-            valid_from: *from,
-            valid_to: good.get(i + 1).map(|(to, _)| *to),
+            valid_from: step.from,
+            valid_to: good.get(i + 1).map(|(next, _)| next.from),
             last_verified_at: s.last_verified_at,
             source: s.source.clone(),
+            sources: step.sources.clone(),
         });
     }
 }

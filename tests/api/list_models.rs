@@ -96,13 +96,10 @@ async fn list_models_defaults_to_active_models_most_recently_updated_first() {
     )
     .await;
     assert_eq!(body["pagination"]["total_count"], active);
-    let updated: Vec<&str> = items
-        .iter()
-        .map(|m| m["updated_at"].as_str().expect("updated_at"))
-        .collect();
+    let updated: Vec<Option<&str>> = items.iter().map(|m| m["updated_at"].as_str()).collect();
     let mut sorted = updated.clone();
     sorted.sort_by(|a, b| b.cmp(a));
-    assert_eq!(updated, sorted, "newest first");
+    assert_eq!(updated, sorted, "newest first, unknown last");
     // Prices are decimal strings, in USD per 1M tokens.
     let priced = items
         .iter()
@@ -619,4 +616,70 @@ async fn a_cacheable_get_answers_304_to_its_etag() {
     )
     .await
     .expect(200);
+}
+
+#[tokio::test]
+async fn updated_at_is_the_day_of_the_newest_event_and_the_default_sort_lists_latest_changes_first()
+{
+    let (db, app) = fixture_app().await;
+    let (items, pages) = walk(&app, "/api/v1/models?status=all&limit=5").await;
+    assert!(pages >= 3, "several pages");
+    let listed: Vec<(String, Option<String>)> = items
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_str().expect("id").to_owned(),
+                m["updated_at"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    // The fixtures' newest event in effect on B's publish day (2026-11-12)
+    // per model, newest first, then by id; Gemini 4 Argon has only a
+    // scheduled change (2026-12-01) and no launch date: unknown, last.
+    let day = |d: &str| Some(format!("{d}T00:00:00Z"));
+    let expected: Vec<(String, Option<String>)> = [
+        ("anthropic:claude-sonnet-4-5", day("2026-11-12")), // limit change seen on the publish day
+        ("anthropic:claude-sonnet-5-5", day("2026-11-12")), // Azure cached input price
+        ("openai:o3", day("2026-11-12")),                   // deprecation date moved
+        ("perplexity:sonar", day("2026-11-12")),            // limit change seen on the publish day
+        ("meta:llama-3.1-70b-instruct", day("2026-11-03")), // OpenRouter 0.4 -> 0.72
+        ("openai:gpt-4-0613", day("2026-10-23")),           // retirement
+        ("deepseek:deepseek-chat", day("2026-10-20")),      // OpenRouter price
+        ("openai:gpt-4.1", day("2026-10-15")),              // deprecation
+        ("openai:gpt-4o", day("2025-04-30")),               // OpenRouter price
+        ("amazon:nova-pro", day("2024-12-03")),             // launch
+        ("sao10k:l3-8b-lunaris", day("2024-11-28")),        // launch
+        ("google:gemini-4-argon", None),
+    ]
+    .into_iter()
+    .map(|(id, at)| (id.to_owned(), at))
+    .collect();
+    assert_eq!(listed, expected);
+
+    // The same day as the newest published event in effect, for every model.
+    let from_events: Vec<(String, Option<String>)> = db
+        .client()
+        .await
+        .query(
+            "select m.id, to_char(max(e.effective_date), 'YYYY-MM-DD\"T00:00:00Z\"')
+             from pricing.models as m
+             left join pricing.events as e on e.model_id = m.id and e.effective_date <= '2026-11-12'
+             group by m.id
+             order by max(e.effective_date) desc nulls last, m.id",
+            &[],
+        )
+        .await
+        .expect("newest events")
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(listed, from_events);
+
+    // The card says the same.
+    let card = app
+        .call("/api/v1/models/openai:gpt-4o")
+        .await
+        .expect(200)
+        .json();
+    assert_eq!(card["data"]["updated_at"], "2025-04-30T00:00:00Z");
 }

@@ -13,6 +13,7 @@ mod compare;
 mod contract;
 mod dataset;
 mod estimate;
+mod event_sources;
 mod feeds;
 mod health;
 mod helpers;

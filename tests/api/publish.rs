@@ -20,6 +20,15 @@ async fn scalar_i64(db: &TestDb, sql: &str) -> i64 {
         .get(0)
 }
 
+/// One row of SQL expressions, evaluated in the database.
+async fn select_row(db: &TestDb, expressions: &str) -> tokio_postgres::Row {
+    db.client()
+        .await
+        .query_one(&format!("select {expressions}"), &[])
+        .await
+        .expect(expressions)
+}
+
 /// A digest of the whole published state, to prove nothing moved.
 async fn state_digest(db: &TestDb) -> String {
     db.client()
@@ -340,19 +349,27 @@ async fn a_snapshot_with_bad_rows_is_rejected_with_the_rows_named() {
 }
 
 #[tokio::test]
-async fn significance_ranks_a_flagship_cut_above_a_tiny_move_on_an_obscure_model() {
+async fn significance_weighs_size_direction_channel_prominence_and_corroboration() {
     let db = TestDb::new().await;
-    let client = db.client().await;
-    let row = client
-        .query_one(
-            "select publish.price_significance(10, 5, 'official', 'input', 'standard', 1.0),
-                    publish.price_significance(1.00, 1.01, 'novita', 'input', 'standard', 0.0),
-                    publish.price_significance(10, 20, 'official', 'input', 'standard', 0.5),
-                    publish.price_significance(10, 5, 'official', 'input', 'standard', 0.5)",
-            &[],
-        )
-        .await
-        .expect("scores");
+    // The last five: o3's real June 2025 cut, 10 -> 2 USD per 1M input
+    // tokens, on a model of prominence 0.5: magnitude 1 (more than a halving),
+    // so 100 x (0.55 + 0.35 x 0.5) = 72.5 before the weights
+    // (docs/publishing.md).
+    let row = select_row(
+        &db,
+        "publish.price_significance(10, 5, 'official', 'input', 'standard', 1.0, 2),
+         publish.price_significance(1.00, 1.01, 'novita', 'input', 'standard', 0.0, 1),
+         publish.price_significance(10, 20, 'official', 'input', 'standard', 0.5, 2),
+         publish.price_significance(10, 5, 'official', 'input', 'standard', 0.5, 2),
+         publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, 2),
+         publish.price_significance(10, 2, 'openrouter', 'input', 'standard', 0.5, 1),
+         publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, 1),
+         publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, 3),
+         publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, null),
+         publish.corroboration('[\"genai-prices 0.2.3\", \"litellm 1.73.6\", \"litellm 1.74.12\"]'),
+         publish.corroboration(null)",
+    )
+    .await;
     let (flagship_cut, obscure_tick): (i16, i16) = (row.get(0), row.get(1));
     assert!(
         flagship_cut > obscure_tick + 50,
@@ -364,9 +381,16 @@ async fn significance_ranks_a_flagship_cut_above_a_tiny_move_on_an_obscure_model
         rise > cut,
         "a price rise weighs more than a cut of the same size"
     );
+    let o3: Vec<i16> = (4..9).map(|i| row.get(i)).collect();
+    // 72.5 x 0.9 (two sources); 72.5 x 0.8 (reseller) x 0.7 (one source);
+    // 72.5 x 0.7; 72.5 x 1 (three sources); unknown sources weigh as one.
+    assert_eq!(o3, vec![65, 41, 51, 73, 51]);
+    let (three_releases_two_sources, unknown): (Option<i32>, Option<i32>) =
+        (row.get(9), row.get(10));
+    assert_eq!(three_releases_two_sources, Some(2), "distinct source ids");
+    assert_eq!(unknown, None);
 
     // On real data: every event is scored 0-100.
-    drop(client);
     publish_fixture(&db, "snapshot-a.json").await;
     publish_fixture(&db, "snapshot-b.json").await;
     let out_of_range = scalar_i64(
