@@ -268,7 +268,9 @@ begin
     -- Limit changes from the limits histories: one event per entry in effect
     -- by the publish day and limit that changed from a known value to a known
     -- value, dated at the entry; one published before (same model, limit, day
-    -- and values) is not emitted again.
+    -- and values) is not emitted again, nor one that a publish on or after its
+    -- day already saw without a history (same values, date_basis publish):
+    -- one change, one event.
     insert into pricing.events (
         publish_id, event_type, model_id, provider, old_value, new_value, significance,
         effective_date, detail
@@ -297,8 +299,10 @@ begin
       and not exists (
           select from pricing.events as x
           where x.model_id = h.model_id and x.event_type = 'limit_change'
-            and x.effective_date = h.valid_from and x.detail ->> 'limit' = c.limit_name
-            and x.old_value = c.old_value::text and x.new_value = c.new_value::text);
+            and x.detail ->> 'limit' = c.limit_name
+            and x.old_value = c.old_value::text and x.new_value = c.new_value::text
+            and (x.effective_date = h.valid_from
+                 or (x.detail ->> 'date_basis' = 'publish' and x.effective_date >= h.valid_from)));
 
     -- Aliases: the stage is the whole truth for the models it names.
     delete from pricing.aliases as a

@@ -19,7 +19,7 @@ use pricing::snapshot::Snapshot;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
-use crate::helpers::{TestDb, data_app, fixture_bytes, publish_fixture};
+use crate::helpers::{TestDb, data_app, fixture, fixture_bytes, publish_fixture};
 
 /// Fixture B with step sources on o3's input cut and limits histories on
 /// two models.
@@ -85,6 +85,26 @@ async fn publish_at(db: &TestDb, snapshot: &Snapshot, at: OffsetDateTime) -> pub
     .expect("publish")
 }
 
+/// The published limit changes, each as a JSON array of `columns`, in order
+/// of model, day and limit.
+async fn limit_changes(db: &TestDb, columns: &str) -> Vec<Value> {
+    db.client()
+        .await
+        .query(
+            &format!(
+                "select jsonb_build_array({columns}) from pricing.events
+                 where event_type = 'limit_change'
+                 order by model_id, effective_date, detail ->> 'limit'"
+            ),
+            &[],
+        )
+        .await
+        .expect("limit changes")
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
 #[tokio::test]
 async fn step_sources_reach_the_event_detail_and_weigh_into_significance() {
     let db = TestDb::new().await;
@@ -141,22 +161,12 @@ async fn a_limits_history_emits_limit_changes_at_their_dates_once() {
     let snapshot = snapshot_b_with_sources();
     publish_at(&db, &snapshot, snapshot.generated_at).await;
 
-    let events: Vec<Value> = db
-        .client()
-        .await
-        .query(
-            "select jsonb_build_array(model_id, effective_date, detail -> 'limit', old_value, new_value,
-                                      detail -> 'sources', detail -> 'corroboration', detail -> 'date_basis')
-             from pricing.events
-             where event_type = 'limit_change'
-             order by model_id, effective_date, detail ->> 'limit'",
-            &[],
-        )
-        .await
-        .expect("limit changes")
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let events = limit_changes(
+        &db,
+        "model_id, effective_date, detail -> 'limit', old_value, new_value,
+         detail -> 'sources', detail -> 'corroboration', detail -> 'date_basis'",
+    )
+    .await;
     let expected = vec![
         json!([
             "amazon:nova-pro",
@@ -240,4 +250,56 @@ async fn sources_that_name_no_source_of_the_snapshot_are_bad_rows() {
         reasons[1].starts_with("prices: ") && reasons[1].contains("source `nowhere 1.0`"),
         "{reasons:#?}"
     );
+}
+
+#[tokio::test]
+async fn a_limits_history_does_not_repeat_a_change_already_seen_on_a_publish_day() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    // Fixture B without limits histories, published five days after its
+    // date: Claude Sonnet 4.5's context 1000000 -> 200000 is seen then.
+    let plain = fixture("snapshot-b.json");
+    let seen_on = plain.generated_at + Duration::from_secs(5 * 86400);
+    publish_at(&db, &plain, seen_on).await;
+    let with_history = snapshot_b_with_sources();
+    publish_at(&db, &with_history, seen_on + Duration::from_secs(86400)).await;
+
+    let events = limit_changes(
+        &db,
+        "model_id, effective_date, old_value, new_value, detail -> 'date_basis'",
+    )
+    .await;
+    // The history adds the changes not seen before (nova-pro's 2025 output
+    // limit, Sonnet's 2026-09-26 context rise), not the cut already published.
+    let expected = vec![
+        json!([
+            "amazon:nova-pro",
+            "2025-06-28",
+            "4096",
+            "10000",
+            "limits_history"
+        ]),
+        json!([
+            "anthropic:claude-sonnet-4-5",
+            "2026-09-26",
+            "200000",
+            "1000000",
+            "limits_history"
+        ]),
+        json!([
+            "anthropic:claude-sonnet-4-5",
+            "2026-11-17",
+            "1000000",
+            "200000",
+            "publish"
+        ]),
+        json!([
+            "perplexity:sonar",
+            "2026-11-17",
+            "4096",
+            "128000",
+            "publish"
+        ]),
+    ];
+    assert_eq!(events, expected);
 }
