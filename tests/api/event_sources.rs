@@ -1,7 +1,8 @@
 //! What a snapshot says about where its history comes from reaches the
 //! events: step `sources` become the price events' `detail.sources` and
 //! `corroboration` and weigh into significance; a model's `limits` history
-//! becomes `limit_change` events dated at its entries, emitted once.
+//! becomes `limit_change` events dated at its entries, emitted once; and
+//! lifecycle events are dated by the model's own dates, never by the publish.
 //!
 //! The snapshots are fixture B with the additive fields of pricing-snapshot
 //! v1 set on a few rows, all real: which pinned litellm releases show a value
@@ -83,6 +84,18 @@ async fn publish_at(db: &TestDb, snapshot: &Snapshot, at: OffsetDateTime) -> pub
     )
     .await
     .expect("publish")
+}
+
+/// The first column of each row of a query, as text.
+async fn texts(db: &TestDb, sql: &str) -> Vec<String> {
+    db.client()
+        .await
+        .query(sql, &[])
+        .await
+        .expect(sql)
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
 }
 
 /// The published limit changes, each as a JSON array of `columns`, in order
@@ -302,4 +315,70 @@ async fn a_limits_history_does_not_repeat_a_change_already_seen_on_a_publish_day
         ]),
     ];
     assert_eq!(events, expected);
+}
+
+#[tokio::test]
+async fn lifecycle_events_are_dated_by_the_models_dates_and_not_emitted_without_one() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    // Fixture B, with two dates unknown: DeepSeek Chat deprecated without a
+    // deprecation date, GPT-4 0613 retired without a retirement date;
+    // published a month after its date, so that the publish day is no day of
+    // its history.
+    let mut b: Value = serde_json::from_slice(&fixture_bytes("snapshot-b.json")).expect("JSON");
+    for model in b["models"].as_array_mut().expect("models") {
+        match model["id"].as_str() {
+            Some("deepseek:deepseek-chat") => model["deprecation_date"] = Value::Null,
+            Some("openai:gpt-4-0613") => model["retirement_date"] = Value::Null,
+            _ => {}
+        }
+    }
+    let snapshot = Snapshot::from_bytes(&serde_json::to_vec(&b).expect("bytes")).expect("parses");
+    let at = snapshot.generated_at + Duration::from_secs(30 * 86400);
+    publish_at(&db, &snapshot, at).await;
+
+    let undated = texts(
+        &db,
+        &format!(
+            "select e.event_type || ' ' || e.model_id from pricing.events as e
+             where e.effective_date = '{}'
+               and e.detail ->> 'date_basis' is distinct from 'publish'
+             order by 1",
+            at.date()
+        ),
+    )
+    .await;
+    assert!(undated.is_empty(), "dated by the publish: {undated:?}");
+    let misdated = texts(
+        &db,
+        "select e.event_type || ' ' || e.model_id || ' ' || e.effective_date
+         from pricing.events as e
+         join pricing.models as m on m.id = e.model_id
+         where case e.event_type
+             when 'deprecation' then e.effective_date <> (e.detail ->> 'deprecation_date')::date
+             when 'retirement' then e.effective_date <> m.retirement_date
+             when 'model_launch' then e.effective_date <> coalesce(m.launch_date,
+                 (select min(p.valid_from) from pricing.prices as p where p.model_id = m.id))
+             else false end
+         order by 1",
+    )
+    .await;
+    assert!(misdated.is_empty(), "{misdated:?}");
+    let lifecycle = texts(
+        &db,
+        "select event_type || ' ' || model_id || ' ' || effective_date from pricing.events
+         where event_type in ('deprecation', 'retirement')
+           and model_id in ('deepseek:deepseek-chat', 'openai:gpt-4-0613', 'openai:gpt-4.1')
+         order by model_id, effective_date",
+    )
+    .await;
+    // GPT-4 0613's deprecation was published with fixture A; nothing for the
+    // two unknown dates; GPT-4.1's deprecation at its date.
+    assert_eq!(
+        lifecycle,
+        vec![
+            "deprecation openai:gpt-4-0613 2026-08-12",
+            "deprecation openai:gpt-4.1 2026-10-15",
+        ]
+    );
 }
