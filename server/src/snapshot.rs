@@ -426,11 +426,18 @@ impl Snapshot {
 }
 
 /// Checks a step's or limit entry's `sources`: `<source id> <version>` strings
-/// naming sources of the snapshot, sorted and unique.
+/// naming sources of the snapshot, sorted and unique, at least one (unknown is
+/// an absent field, not an empty list).
 fn check_sources(sources: Option<&[String]>, ids: &HashSet<&str>) -> Result<(), String> {
     let Some(sources) = sources else {
         return Ok(());
     };
+    if sources.is_empty() {
+        return Err(
+            "sources must name at least one source release; leave the field out when unknown"
+                .into(),
+        );
+    }
     for source in sources {
         match source.split_once(' ') {
             Some((id, version))

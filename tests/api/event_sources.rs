@@ -240,6 +240,7 @@ async fn a_limits_history_emits_limit_changes_at_their_dates_once() {
 async fn sources_that_name_no_source_of_the_snapshot_are_bad_rows() {
     let mut b: Value = serde_json::from_slice(&fixture_bytes("snapshot-b.json")).expect("JSON");
     b["prices"][0]["history"][0]["sources"] = json!(["nowhere 1.0"]);
+    b["prices"][1]["history"][0]["sources"] = json!([]);
     let model = b["models"][0]["id"].as_str().expect("id").to_owned();
     b["models"][0]["limits"] = json!([
         {"from": "2025-01-02", "context_window": 1000, "max_output_tokens": null,
@@ -253,7 +254,7 @@ async fn sources_that_name_no_source_of_the_snapshot_are_bad_rows() {
         .iter()
         .map(|r| format!("{}: {}", r.row, r.reason))
         .collect();
-    assert_eq!(bad.len(), 2, "{reasons:#?}");
+    assert_eq!(bad.len(), 3, "{reasons:#?}");
     assert!(
         reasons[0].contains(&format!("models: {model} limits from 2025-01-01"))
             && reasons[0].contains("ascending"),
@@ -261,6 +262,10 @@ async fn sources_that_name_no_source_of_the_snapshot_are_bad_rows() {
     );
     assert!(
         reasons[1].starts_with("prices: ") && reasons[1].contains("source `nowhere 1.0`"),
+        "{reasons:#?}"
+    );
+    assert!(
+        reasons[2].starts_with("prices: ") && reasons[2].contains("at least one source release"),
         "{reasons:#?}"
     );
 }
