@@ -1,0 +1,102 @@
+"""The screen between a price series and its events: what a source shows that did not happen.
+
+Each rule takes a series' steps (with their sources, see series.Step) and returns the steps it
+keeps plus what it removed, so the build can list every screened-out figure with its rule in the
+quarantine report (data/quarantine.json); nothing is dropped silently. The rules, with a real
+example each, are in docs/publishing.md ("Screens"). Standard library only.
+"""
+from decimal import Decimal
+
+from series import Step, days_between, finalize
+
+UNDO_DAYS = 60          # a move undone within this many days is a correction, not two events
+BIG_MOVE = Decimal(10)  # a move of this factor or more needs a second source
+MAX_MOVE = Decimal(20)  # beyond this no source is believed: the publisher refuses such steps
+FIRST_LAUNCH = "2015-01-01"  # no token-priced model launched before: an earlier launch date is a placeholder
+
+UNDONE = "undone within 60 days: a correction, not two events"
+UNBACKED = "move of 10x or more shown by one source only"
+IMPLAUSIBLE = "move of more than 20x: a source error"
+UNIT = "unit change restated, not an event"
+AFTER_SHUTDOWN = "priced after the channel's shutdown date"
+LEDGER_CORRECTION = "llmledger correction flag (likely correction or unit fix): applied retroactively"
+LEDGER_REVERTED = "llmledger reverted flag: undone within 30 days"
+
+
+def corroboration(step):
+    """Number of distinct sources (not releases) that show a step."""
+    return len({s.split(" ", 1)[0] for s in step.srcs})
+
+
+def factor(a, b):
+    a, b = Decimal(a), Decimal(b)
+    return max(a, b) / min(a, b)
+
+
+def undone_moves(steps):
+    """A -> B -> A with the return within UNDO_DAYS: B never was the price. Returns (steps, removed)."""
+    steps = list(steps)
+    removed = []
+    i = 1
+    while i + 1 < len(steps):
+        a, b, c = steps[i - 1], steps[i], steps[i + 1]
+        if (None not in (a.value, b.value) and c.value == a.value
+                and days_between(b.date, c.date) <= UNDO_DAYS):
+            removed += [b, c]
+            a.srcs |= c.srcs
+            steps = steps[:i] + steps[i + 2:]
+            i = max(1, i - 1)
+            continue
+        i += 1
+    return finalize(steps), removed
+
+
+def big_moves(steps):
+    """Moves of more than MAX_MOVE, and moves of BIG_MOVE or more that one source alone shows.
+
+    Which figure is wrong: if a later figure comes back within the limit of the earlier price,
+    the departure (every step until then) is the glitch; otherwise the earlier figure is the
+    error, and when it opened the series the next figure takes over its date, so the series keeps
+    its start. Repeated until no such move is left. Returns (steps, [(rule, removed steps)]).
+    """
+    def bad(a, b):
+        f = factor(a.value, b.value)
+        return f > MAX_MOVE or (f >= BIG_MOVE and corroboration(b) < 2)
+
+    steps = list(steps)
+    out = []
+    while True:
+        pair, prev = None, None
+        for i, st in enumerate(steps):
+            if st.value is None:
+                continue
+            if prev is not None and bad(steps[prev], st):
+                pair = (prev, i)
+                break
+            prev = i
+        if not pair:
+            return steps, out
+        a_i, b_i = pair
+        rule = IMPLAUSIBLE if factor(steps[a_i].value, steps[b_i].value) > MAX_MOVE else UNBACKED
+        a = steps[a_i]
+        back = next((j for j in range(b_i + 1, len(steps))
+                     if steps[j].value is not None and factor(a.value, steps[j].value) < BIG_MOVE), None)
+        if back is not None:
+            drop = {j for j in range(b_i, back) if steps[j].value is not None}
+        else:
+            drop = {a_i}
+            if a_i == 0:
+                b = steps[b_i]
+                steps[b_i] = Step(a.date, b.value, b.kind, a.exact, a.lo, a.genai, b.srcs)
+                drop |= set(range(0, b_i))
+        out.append((rule, [steps[j] for j in sorted(drop) if steps[j].value is not None]))
+        steps = finalize([st for j, st in enumerate(steps) if j not in drop])
+
+
+def screen(steps):
+    """All value rules in order: undone moves first (a glitch that came back is not a big move),
+    then big moves. Returns (steps, [(rule, removed steps)])."""
+    steps, undone = undone_moves(steps)
+    removed = [(UNDONE, undone)] if undone else []
+    steps, big = big_moves(steps)
+    return steps, removed + big
