@@ -461,6 +461,9 @@ class Builder:
                 prev_i, prev_v = i, v
             for st, srcs in zip(steps, self.step_sources(steps, {"obs": obs})):
                 st.srcs = set(srcs)
+            steps, restated = screen.restated_limits(steps)
+            if restated:
+                self.quarantine((ent, ch, f, None), screen.LIMIT_RESTATED, restated)
             steps, undone = screen.undone_moves(steps)
             if undone:
                 self.quarantine((ent, ch, f, None), screen.UNDONE, undone)
@@ -740,7 +743,7 @@ class Builder:
 
     def merge_genai(self, steps, g):
         """genai-prices' exact start dates win; its scheduled steps are appended."""
-        steps = [Step(s.date, s.value, "obs", s.exact, s.lo, s.genai) for s in steps]
+        steps = [Step(s.date, s.value, "obs", s.exact, s.lo, s.genai, s.srcs) for s in steps]
         dated = [(d, v) for d, v in g if d and not d.startswith("verified:")]
         if not steps:
             g = list(g)
@@ -906,7 +909,7 @@ class Builder:
                 self.listed_now.add(ent)        # a source lists a current price: must be served
             for st, srcs in zip(steps, self.step_sources(steps, s)):
                 st.srcs = set(srcs)
-            steps, removed = screen.screen(steps)
+            steps, removed = screen.screen(steps, key[1])
             for rule, dropped in removed:
                 self.quarantine(key, rule, dropped)
             s["steps"] = steps

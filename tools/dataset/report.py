@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from series import days_between  # noqa: E402
-from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS  # noqa: E402
+from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources  # noqa: E402
 
 
 def source_ids(step):
@@ -61,8 +61,8 @@ def checks(snap):
         prices = [x for x in h if x["price"] is not None]
         for a, b in zip(prices, prices[1:]):
             lo, hi = sorted((Decimal(a["price"]), Decimal(b["price"])))
-            if lo > 0 and hi / lo >= BIG_MOVE and len(source_ids(b)) < 2:
-                bad.setdefault("move of 10x or more with one source", []).append(f'{name} {b["from"]}')
+            if lo > 0 and hi / lo >= BIG_MOVE and min(len(independent_sources(x.get("sources", ()))) for x in (a, b)) < 2:
+                bad.setdefault("move of 10x or more with one independent source", []).append(f'{name} {b["from"]}')
         for a, b, c in zip(h, h[1:], h[2:]):
             if None not in (a["price"], b["price"]) and c["price"] == a["price"] and days_between(b["from"], c["from"]) <= UNDO_DAYS:
                 bad.setdefault("move undone within 60 days", []).append(f'{name} {b["from"]}')
@@ -100,7 +100,7 @@ def main():
             by_source[(kind, sid)] += 1
         if kind == "price_change":
             total += 1
-            corroborated += len(ids) >= 2
+            corroborated += len(independent_sources(step.get("sources", ()))) >= 2
     by_type["limit_change"] = sum(1 for _ in limit_events(snap, args.since))
     for m in snap["models"]:
         by_type["model_launch"] += bool(m["launch_date"] and m["launch_date"] >= args.since)
@@ -118,7 +118,8 @@ def main():
     for (kind, sid), v in sorted(by_source.items()):
         print(f"  {kind:24s} {sid:14s} {v:6d}")
     share = f"{100 * corroborated / total:.1f}%" if total else "n/a"
-    print(f"\ncorroborated price changes (two or more sources): {corroborated} of {total} ({share})")
+    print(f"\ncorroborated price changes (two or more independent sources; llmledger counts as litellm): "
+          f"{corroborated} of {total} ({share})")
 
     print("\nscreened out (quarantine.json), per rule: entries / steps")
     rules = Counter()

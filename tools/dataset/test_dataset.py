@@ -112,12 +112,15 @@ class Screens(unittest.TestCase):
 
     def test_a_10x_move_two_sources_show_is_kept(self):
         s = steps(("2025-01-01", "1"), ("2025-06-01", "0.1"),
-                  srcs={"2025-06-01": {"litellm 1.73.6", "genai-prices 0.2.3"}})
+                  srcs={"2025-01-01": {"litellm 1.71.3", "genai-prices 0.2.3"},
+                        "2025-06-01": {"litellm 1.73.6", "genai-prices 0.2.3"}})
         self.assertEqual(prices(screen.big_moves(s)[0]), prices(s))
 
     def test_a_placeholder_opening_a_series_gives_way_to_the_next_figure(self):
         # genai-prices 0.2.3: OpenRouter mythomax-l2-13b output 1.875 until 0.11 on 2026-10-19
-        s = steps(("2023-07-02", "1.875"), ("2026-10-19", "0.11"), srcs={"2026-10-19": {"genai-prices 0.2.3"}})
+        # litellm 1.109.1 shows 0.11 too, but never showed 1.875 with a second source
+        s = steps(("2023-07-02", "1.875"), ("2026-10-19", "0.11"),
+                  srcs={"2023-07-02": {"litellm 1.53.1"}, "2026-10-19": {"genai-prices 0.2.3", "litellm 1.109.1"}})
         kept, removed = screen.big_moves(s)
         self.assertEqual(prices(kept), [("2023-07-02", "0.11")])
         self.assertEqual(prices(removed[0][1]), [("2023-07-02", "1.875")])
@@ -129,8 +132,53 @@ class Screens(unittest.TestCase):
         self.assertEqual(prices(kept), [("2026-09-26", "0.08")])
         self.assertEqual(removed[0][0], screen.IMPLAUSIBLE)
 
-    def test_corroboration_counts_sources_not_releases(self):
-        self.assertEqual(screen.corroboration(Step("2025-01-01", "1", srcs={"litellm 1.65.0", "litellm 1.67.5"})), 1)
+    def test_independent_sources_count_sources_not_releases_and_the_ledger_as_litellm(self):
+        self.assertEqual(screen.independent_sources({"litellm 1.65.0", "litellm 1.67.5", "llmledger 0.2.0"}),
+                         {"litellm"})
+        self.assertEqual(screen.independent_sources({"litellm 1.73.6", "genai-prices 0.2.3"}),
+                         {"litellm", "genai-prices"})
+
+    def test_a_10x_move_litellm_and_its_ledger_show_is_one_source(self):
+        # mistral-small on Mistral: 2 -> 0.1 on 2024-05-31 in litellm and llmledger only (an alias
+        # moved to another snapshot)
+        s = steps(("2024-03-19", "2"), ("2024-05-31", "0.1"),
+                  srcs={"2024-05-31": {"litellm 1.53.1", "llmledger 0.2.0"}})
+        kept, removed = screen.big_moves(s)
+        self.assertEqual(removed[0][0], screen.UNBACKED)
+
+    def test_an_aggregator_move_one_source_shows_is_restated(self):
+        # OpenRouter deepseek-v4-flash input in genai-prices 0.2.3 alone: 0.049 (2026-09-26),
+        # 0.091 (2026-10-19), 0.14 (2026-11-03), 0.105 (2026-11-09): the routed provider changed
+        g = {"genai-prices 0.2.3"}
+        s = steps(("2026-09-26", "0.049"), ("2026-10-19", "0.091"), ("2026-11-03", "0.14"), ("2026-11-09", "0.105"),
+                  srcs={"2026-09-26": {"litellm 1.104.5"}, "2026-10-19": g, "2026-11-03": g, "2026-11-09": g})
+        kept, removed = screen.screen(s, "openrouter")
+        self.assertEqual(prices(kept), [("2026-09-26", "0.105")])
+        self.assertEqual(kept[0].srcs, g)
+        self.assertEqual([r for r, _s in removed], [screen.ROUTING])
+        self.assertEqual(len(removed[0][1]), 3)
+
+    def test_an_aggregator_move_two_sources_show_is_kept(self):
+        # OpenRouter gpt-4o input 5 -> 2.5, shown by litellm and genai-prices
+        s = steps(("2024-05-13", "5"), ("2025-04-10", "2.5"),
+                  srcs={"2025-04-10": {"litellm 1.67.5", "genai-prices 0.2.3"}})
+        self.assertEqual(prices(screen.screen(s, "openrouter")[0]), prices(s))
+
+    def test_a_one_source_move_off_an_aggregator_is_an_event(self):
+        # Fireworks deepseek-v4-flash-0731 input 0.14 -> 0.22 (litellm alone)
+        s = steps(("2026-08-21", "0.14"), ("2026-09-01", "0.22"), srcs={"2026-09-01": {"litellm 1.100.5"}})
+        self.assertEqual(prices(screen.screen(s, "fireworks")[0]), prices(s))
+
+
+class LimitScreens(unittest.TestCase):
+    def test_a_limit_written_another_way_is_no_change(self):
+        # deepseek-reasoner's context window in litellm: 64000 (1.59.12), 65536 (1.60.2, 2025-02-04)
+        s = steps(("2025-01-23", "64000"), ("2025-02-04", "65536"), ("2025-09-28", "131072"),
+                  srcs={"2025-01-23": {"litellm 1.59.12"}, "2025-02-04": {"litellm 1.60.2"}})
+        kept, removed = screen.restated_limits(s)
+        self.assertEqual(prices(kept), [("2025-01-23", "65536"), ("2025-09-28", "131072")])
+        self.assertEqual(kept[0].srcs, {"litellm 1.59.12", "litellm 1.60.2"})
+        self.assertEqual(prices(removed), [("2025-02-04", "65536")])
 
 
 class Series(unittest.TestCase):
