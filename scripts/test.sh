@@ -36,6 +36,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+step "dataset pipeline unit tests (tools/dataset, standard library only)"
+python3 -m unittest discover -s tools/dataset -p 'test_*.py'
+
 step "cargo fmt --check"
 cargo fmt --all --check
 

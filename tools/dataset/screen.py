@@ -1,0 +1,151 @@
+"""The screen between a price series and its events: what a source shows that did not happen.
+
+Each rule takes a series' steps (with their sources, see series.Step) and returns the steps it
+keeps plus what it removed, so the build can list every screened-out figure with its rule in the
+quarantine report (data/quarantine.json); nothing is dropped silently. The rules, with a real
+example each, are in docs/publishing.md ("Screens"). Standard library only.
+"""
+from decimal import Decimal
+
+from series import Step, days_between, finalize
+
+UNDO_DAYS = 60          # a move undone within this many days is a correction, not two events
+LIMIT_RESTATEMENT = Decimal("1.05")  # a limit moving by less than this is the same limit written otherwise
+BIG_MOVE = Decimal(10)  # a move of this factor or more needs a second source
+MAX_MOVE = Decimal(20)  # beyond this no source is believed: the publisher refuses such steps
+FIRST_LAUNCH = "2015-01-01"  # no token-priced model launched before: an earlier launch date is a placeholder
+
+UNDONE = "undone within 60 days: a correction, not two events"
+UNBACKED = "move of 10x or more shown by one source only"
+IMPLAUSIBLE = "move of more than 20x: a source error"
+UNIT = "unit change restated, not an event"
+AFTER_SHUTDOWN = "priced after the channel's shutdown date"
+LEDGER_CORRECTION = "llmledger correction flag (likely correction or unit fix): applied retroactively"
+LEDGER_REVERTED = "llmledger reverted flag: undone within 30 days"
+ROUTING = "aggregator routing change shown by one source: restated, not an event"
+LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
+
+# channels whose listed price is that of whichever provider they route to at the moment
+AGGREGATORS = {"openrouter"}
+# llmledger is a day-dated history of litellm's price file: it dates litellm's figures, it does
+# not confirm them
+DERIVED_FROM = {"llmledger": "litellm"}
+
+
+def independent_sources(srcs):
+    """The independent sources among "<source id> <version>" strings: llmledger counts as litellm."""
+    ids = {s.split(" ", 1)[0] for s in srcs}
+    return {DERIVED_FROM.get(i, i) for i in ids}
+
+
+def factor(a, b):
+    a, b = Decimal(a), Decimal(b)
+    return max(a, b) / min(a, b)
+
+
+def undone_moves(steps):
+    """A -> B -> A with the return within UNDO_DAYS: B never was the price. Returns (steps, removed)."""
+    steps = list(steps)
+    removed = []
+    i = 1
+    while i + 1 < len(steps):
+        a, b, c = steps[i - 1], steps[i], steps[i + 1]
+        if (None not in (a.value, b.value) and c.value == a.value
+                and days_between(b.date, c.date) <= UNDO_DAYS):
+            removed += [b, c]
+            a.srcs |= c.srcs
+            steps = steps[:i] + steps[i + 2:]
+            i = max(1, i - 1)
+            continue
+        i += 1
+    return finalize(steps), removed
+
+
+def big_moves(steps):
+    """Moves of more than MAX_MOVE, and moves of BIG_MOVE or more that one source alone shows.
+
+    Which figure is wrong: if a later figure comes back within the limit of the earlier price,
+    the departure (every step until then) is the glitch; otherwise the earlier figure is the
+    error, and when it opened the series the next figure takes over its date, so the series keeps
+    its start. Repeated until no such move is left. Returns (steps, [(rule, removed steps)]).
+    """
+    def bad(a, b):
+        # both figures must be shown by two sources: a stale placeholder one source carries is
+        # not the earlier price of a move the second source never saw
+        f = factor(a.value, b.value)
+        return f > MAX_MOVE or (f >= BIG_MOVE and min(len(independent_sources(x.srcs)) for x in (a, b)) < 2)
+
+    steps = list(steps)
+    out = []
+    while True:
+        pair, prev = None, None
+        for i, st in enumerate(steps):
+            if st.value is None:
+                continue
+            if prev is not None and bad(steps[prev], st):
+                pair = (prev, i)
+                break
+            prev = i
+        if not pair:
+            return steps, out
+        a_i, b_i = pair
+        rule = IMPLAUSIBLE if factor(steps[a_i].value, steps[b_i].value) > MAX_MOVE else UNBACKED
+        a = steps[a_i]
+        back = next((j for j in range(b_i + 1, len(steps))
+                     if steps[j].value is not None and factor(a.value, steps[j].value) < BIG_MOVE), None)
+        if back is not None:
+            drop = {j for j in range(b_i, back) if steps[j].value is not None}
+        else:
+            drop = {a_i}
+            if a_i == 0:
+                b = steps[b_i]
+                steps[b_i] = Step(a.date, b.value, b.kind, a.exact, a.lo, a.genai, b.srcs)
+                drop |= set(range(0, b_i))
+        out.append((rule, [steps[j] for j in sorted(drop) if steps[j].value is not None]))
+        steps = finalize([st for j, st in enumerate(steps) if j not in drop])
+
+
+def restated_limits(steps):
+    """A context window or max output moving by less than 5% is the same limit written another
+    way (a power of two for a round thousand, a rounded figure): the newer figure applies from the
+    earlier step's date, no change. Returns (steps, restated steps)."""
+    out, removed = [], []
+    for st in steps:
+        if out and None not in (out[-1].value, st.value) and factor(out[-1].value, st.value) < LIMIT_RESTATEMENT:
+            removed.append(st)
+            prev = out[-1]
+            out[-1] = Step(prev.date, st.value, "obs", prev.exact, prev.lo, st.genai, prev.srcs | st.srcs)
+            continue
+        out.append(st)
+    return finalize(out), removed
+
+
+def routing_changes(steps):
+    """On an aggregator channel, a move that one independent source alone shows is a change of
+    the provider the aggregator routes to, not a price change: the newer figure is restated over
+    the one before it (from that one's date, with its own sources), so no event is made of it and
+    the current price stays the newest figure. Returns (steps, restated steps)."""
+    out, removed = [], []
+    for st in steps:
+        if (out and out[-1].value is not None and st.value is not None and st.value != out[-1].value
+                and len(independent_sources(st.srcs)) < 2):
+            removed.append(st)
+            prev = out[-1]
+            out[-1] = Step(prev.date, st.value, "obs", prev.exact, prev.lo, st.genai, st.srcs)
+            continue
+        out.append(st)
+    return finalize(out), removed
+
+
+def screen(steps, channel):
+    """All value rules in order: routing changes on an aggregator first, then undone moves (a
+    glitch that came back is not a big move), then big moves. Returns (steps, [(rule, removed
+    steps)])."""
+    removed = []
+    if channel in AGGREGATORS:
+        steps, routed = routing_changes(steps)
+        removed += [(ROUTING, routed)] if routed else []
+    steps, undone = undone_moves(steps)
+    removed += [(UNDONE, undone)] if undone else []
+    steps, big = big_moves(steps)
+    return steps, removed + big

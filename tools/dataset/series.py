@@ -1,0 +1,61 @@
+"""Price series as lists of steps: the shape every stage of the build passes along.
+
+A step is one price in effect from its date until the next step's date (`None`: no longer
+offered). Standard library only.
+"""
+import datetime as dt
+
+
+def days_between(a: str, b: str) -> int:
+    return (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days
+
+
+class Step:
+    __slots__ = ("date", "value", "kind", "exact", "lo", "genai", "srcs")
+
+    def __init__(self, date, value, kind="obs", exact=True, lo=None, genai=False, srcs=()):
+        self.date, self.value, self.kind, self.exact, self.lo = date, value, kind, exact, lo
+        self.genai = genai          # dated by genai-prices (an independent, exact-dated source)
+        self.srcs = set(srcs)       # "<source id> <version>" of the releases that show this step
+
+    def __repr__(self):
+        return f"Step({self.date},{self.value},{self.kind},{'exact' if self.exact else 'approx'})"
+
+
+def finalize(steps):
+    """Apply correction / drop kinds, sort, and merge steps that do not change the price."""
+    steps = sorted(steps, key=lambda s: s.date)
+    out = []
+    for s in steps:
+        if s.kind == "drop":
+            continue
+        if s.kind == "correction" and out and out[-1].value is not None and s.value is not None:
+            out[-1].value = s.value            # the earlier figure was a data error
+            out[-1].srcs |= s.srcs
+            continue
+        if out and out[-1].date == s.date:
+            out[-1].value = s.value
+            out[-1].genai = out[-1].genai or s.genai
+            out[-1].srcs |= s.srcs
+            continue
+        out.append(Step(s.date, s.value, "obs", s.exact, s.lo, s.genai, s.srcs))
+    merged = []
+    for s in out:
+        if merged and merged[-1].value == s.value:
+            merged[-1].srcs |= s.srcs
+            continue
+        merged.append(s)
+    while merged and merged[0].value is None:
+        merged.pop(0)
+    return merged
+
+
+def value_at(steps, day):
+    v = None
+    for s in steps:
+        if s.date <= day:
+            v = s.value
+        else:
+            break
+    return v
+

