@@ -426,15 +426,21 @@ async fn the_truth_table_holds_against_the_bundled_dataset() {
             t.known_wrong
         );
     }
-    assert!(
-        broken.is_empty(),
-        "facts marked `holds` that the data no longer satisfies:\n{}",
-        broken.join("\n")
-    );
-    assert!(
-        fixed.is_empty(),
-        "facts marked `known_wrong` that now hold: set their `expect` to `holds` and drop the note \
-         in tests/fixtures/truth/facts.jsonl: {}",
-        fixed.join(", ")
-    );
+    // Both lists in one message, so that a data rebuild shows at once every
+    // row the table must change.
+    let mut problems = Vec::new();
+    if !broken.is_empty() {
+        problems.push(format!(
+            "facts marked `holds` that the data no longer satisfies:\n{}",
+            broken.join("\n")
+        ));
+    }
+    if !fixed.is_empty() {
+        problems.push(format!(
+            "facts marked `known_wrong` that now hold: set their `expect` to `holds` and drop the \
+             note in tests/fixtures/truth/facts.jsonl: {}",
+            fixed.join(", ")
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
