@@ -27,4 +27,5 @@ mod openapi;
 mod publish;
 mod quota;
 mod sql_functions;
+mod truth;
 mod unavailable;
