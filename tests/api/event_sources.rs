@@ -15,12 +15,11 @@
 
 use std::time::Duration;
 
-use pricing::publish::{self, Options};
+use pricing::publish::Options;
 use pricing::snapshot::Snapshot;
 use serde_json::{Value, json};
-use time::OffsetDateTime;
 
-use crate::helpers::{TestDb, data_app, fixture, fixture_bytes, publish_fixture};
+use crate::helpers::{TestDb, data_app, fixture, fixture_bytes, publish_at, publish_fixture};
 
 /// Fixture B with step sources on o3's input cut and limits histories on
 /// two models.
@@ -70,20 +69,6 @@ fn snapshot_b_with_sources() -> Snapshot {
         model["limits"] = limits;
     }
     Snapshot::from_bytes(&serde_json::to_vec(&b).expect("bytes")).expect("parses")
-}
-
-async fn publish_at(db: &TestDb, snapshot: &Snapshot, at: OffsetDateTime) -> publish::Report {
-    let mut client = db.client().await;
-    publish::publish(
-        &mut client,
-        snapshot,
-        Options {
-            at: Some(at),
-            ..Options::default()
-        },
-    )
-    .await
-    .expect("publish")
 }
 
 /// The first column of each row of a query, as text.

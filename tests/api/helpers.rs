@@ -11,6 +11,7 @@ use serde_json::Value;
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
+use time::OffsetDateTime;
 use tokio::sync::oneshot;
 use tokio_postgres::Config;
 
@@ -405,14 +406,22 @@ pub fn fixture(name: &str) -> Snapshot {
 /// Publishes a fixture (real data, tests/fixtures) at its own `generated_at`.
 pub async fn publish_fixture(db: &TestDb, name: &str) -> publish::Report {
     let snapshot = fixture(name);
-    let options = Options {
-        at: Some(snapshot.generated_at),
-        ..Options::default()
-    };
+    publish_at(db, &snapshot, snapshot.generated_at).await
+}
+
+/// Publishes a snapshot as of `at`.
+pub async fn publish_at(db: &TestDb, snapshot: &Snapshot, at: OffsetDateTime) -> publish::Report {
     let mut client = db.client().await;
-    publish::publish(&mut client, &snapshot, options)
-        .await
-        .unwrap_or_else(|e| panic!("publish {name}: {e}"))
+    publish::publish(
+        &mut client,
+        snapshot,
+        Options {
+            at: Some(at),
+            ..Options::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("publish as of {at}: {e}"))
 }
 
 /// A `postgres://` URL for a test database, for commands run as processes.

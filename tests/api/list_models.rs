@@ -4,9 +4,13 @@
 
 use std::collections::BTreeSet;
 
+use pricing::snapshot::Snapshot;
 use serde_json::Value;
 
-use crate::helpers::{TestApp, TestDb, data_app, enc, fixture, fixture_app, publish_fixture};
+use crate::helpers::{
+    TestApp, TestDb, data_app, enc, fixture, fixture_app, fixture_bytes, publish_at,
+    publish_fixture,
+};
 
 const SORTS: &[&str] = &[
     "price_input_asc",
@@ -682,4 +686,56 @@ async fn updated_at_is_the_day_of_the_newest_event_and_the_default_sort_lists_la
         .expect(200)
         .json();
     assert_eq!(card["data"]["updated_at"], "2025-04-30T00:00:00Z");
+}
+
+#[tokio::test]
+async fn a_walk_by_updated_at_crosses_the_models_of_unknown_date_each_once() {
+    // Fixture B alone, with the launch dates of three models unknown: those
+    // and Gemini 4 Argon have no dated event, so no updated_at, and the walk
+    // takes cursors from rows whose sort key is "unknown".
+    let mut b: Value = serde_json::from_slice(&fixture_bytes("snapshot-b.json")).expect("JSON");
+    for model in b["models"].as_array_mut().expect("models") {
+        if let Some("amazon:nova-pro" | "perplexity:sonar" | "sao10k:l3-8b-lunaris") =
+            model["id"].as_str()
+        {
+            model["launch_date"] = Value::Null;
+        }
+    }
+    let snapshot = Snapshot::from_bytes(&serde_json::to_vec(&b).expect("bytes")).expect("parses");
+    let db = TestDb::new().await;
+    publish_at(&db, &snapshot, snapshot.generated_at).await;
+    let app = data_app(&db).await;
+
+    let ids = |items: &[Value]| -> Vec<(String, Option<String>)> {
+        items
+            .iter()
+            .map(|m| {
+                (
+                    m["id"].as_str().expect("id").to_owned(),
+                    m["updated_at"].as_str().map(str::to_owned),
+                )
+            })
+            .collect()
+    };
+    let (one_by_one, pages) = walk(&app, "/api/v1/models?status=all&limit=1").await;
+    let (whole, _) = walk(&app, "/api/v1/models?status=all&limit=100").await;
+    assert_eq!(pages, whole.len(), "one model a page");
+    assert_eq!(ids(&one_by_one), ids(&whole));
+    let unknown: Vec<String> = ids(&whole)
+        .into_iter()
+        .skip_while(|(_, at)| at.is_some())
+        .map(|(id, at)| {
+            assert!(at.is_none(), "unknown last: {id}");
+            id
+        })
+        .collect();
+    assert_eq!(
+        unknown,
+        vec![
+            "amazon:nova-pro",
+            "google:gemini-4-argon",
+            "perplexity:sonar",
+            "sao10k:l3-8b-lunaris"
+        ]
+    );
 }
