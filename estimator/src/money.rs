@@ -38,16 +38,39 @@ pub fn round_money(amount: Decimal) -> Decimal {
 /// assert_eq!(format_money(Decimal::new(5, 7)), "0.000001"); // midpoint: away from zero
 /// ```
 pub fn format_money(amount: Decimal) -> String {
-    let rounded = round_money(amount);
-    let mut text = rounded.to_string();
-    let scale = rounded.scale();
-    if scale == 0 {
-        text.push('.');
-    }
-    for _ in scale..MONEY_SCALE {
-        text.push('0');
-    }
+    let mut text = String::with_capacity(24);
+    write_money(&mut text, amount);
     text
+}
+
+/// Appends `amount` rendered as [`format_money`] does to `out`, without a `String` of its own:
+/// for callers that render many amounts into one buffer.
+///
+/// ```
+/// use estimator::write_money;
+/// use rust_decimal::Decimal;
+///
+/// let mut out = String::from("total ");
+/// write_money(&mut out, Decimal::new(125, 1));
+/// assert_eq!(out, "total 12.500000");
+/// ```
+pub fn write_money(out: &mut String, amount: Decimal) {
+    use std::fmt::Write;
+
+    let rounded = round_money(amount);
+    // In millionths: the mantissa scaled up to exactly MONEY_SCALE places (rounding left at
+    // most that many), then written as two integers, which is much quicker than `Decimal`'s
+    // own formatting and padding.
+    let micros = rounded.mantissa() * 10i128.pow(MONEY_SCALE - rounded.scale());
+    if micros < 0 {
+        out.push('-');
+    }
+    let micros = micros.unsigned_abs();
+    let unit = 10u128.pow(MONEY_SCALE);
+    let (whole, fraction) = (micros / unit, micros % unit);
+    let width = MONEY_SCALE as usize;
+    // Writing into a String cannot fail.
+    let _ = write!(out, "{whole}.{fraction:0width$}");
 }
 
 /// Renders an exact amount (token volumes, prices) without trailing zeros, e.g. `"1500"`,
@@ -212,6 +235,20 @@ mod tests {
         assert_eq!(format_money(dec("0.0000015")), "0.000002");
         assert_eq!(format_money(dec("0.0000025")), "0.000003");
         assert_eq!(format_money(dec("0.00000049999")), "0.000000");
+    }
+
+    #[test]
+    fn money_keeps_the_sign_and_any_magnitude() {
+        assert_eq!(format_money(dec("-1.5")), "-1.500000");
+        assert_eq!(format_money(dec("-0.0000005")), "-0.000001");
+        assert_eq!(
+            format_money(Decimal::MAX),
+            "79228162514264337593543950335.000000"
+        );
+        assert_eq!(
+            format_money(Decimal::MIN),
+            "-79228162514264337593543950335.000000"
+        );
     }
 
     #[test]
