@@ -94,6 +94,9 @@ describe("the pages beside the calculator", () => {
 
     test("a free-text search finds the model and links to its page", async () => {
       await page.fill("#f-provider", "");
+      // o3 is deprecated since 2026-11-12: the default status (active) leaves it out.
+      await page.selectOption("#f-status", "all");
+      await settled("status=all");
       await page.fill("#f-query", "o3");
       await settled("query=o3");
       await page.waitForFunction(() => !window.location.search.includes("provider="));
@@ -163,6 +166,12 @@ describe("the pages beside the calculator", () => {
       await page.waitForFunction(() => document.body.dataset.chart === "ready" && window.location.search.includes("component=output"));
       const steps = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => [r.dataset.from, r.dataset.value]));
       assert.deepEqual(steps, [["2025-04-16", "40"], ["2025-06-10", "8"]]);
+
+      // Back to input: drawn again from the answers the page already has.
+      await page.selectOption("#component", "input");
+      await page.waitForFunction(() => document.body.dataset.chart === "ready" && !window.location.search.includes("component="));
+      const input = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => r.dataset.value));
+      assert.deepEqual(input, ["10", "2"]);
     });
 
     test("is accessible and fits a phone", async () => {

@@ -73,7 +73,11 @@ export function logChart(box, { xs, lines, markers = [], xLabel, yLabel, xValue 
   const data = [xs, ...lines.map((l) => l.exact.map((t) => Math.max(Number(t), 1e-6)))];
   return draw(box, data, {
     scales: { x: { time: false, distr: 3 }, y: { distr: 3 } },
-    axes: [{ label: xLabel, values: (u, ticks) => ticks.map(short) }, { label: yLabel, size: 70, values: (u, ticks) => ticks.map((t) => `$${short(t)}`) }],
+    // On log scales uPlot passes null for the ticks it leaves unlabelled.
+    axes: [
+      { label: xLabel, values: (u, ticks) => ticks.map((t) => (t == null ? null : short(t))) },
+      { label: yLabel, size: 70, values: (u, ticks) => ticks.map((t) => (t == null ? null : `$${short(t)}`)) },
+    ],
     series: [
       { label: xLabel, value: (u, x) => (x == null ? "–" : xValue(x)) },
       ...lines.map((line) => ({
