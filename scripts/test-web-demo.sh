@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# test-web-demo.sh: the browser calculator's checks (a step of scripts/test.sh).
+# test-web-demo.sh: the browser pages' checks (a step of scripts/test.sh).
 #
 #   bash scripts/test-web-demo.sh
 #
 # 1. Installs what is missing: node and npm, Debian's chromium (no test tool
-#    downloads a browser of its own), the npm packages of web-demo/package-lock.json.
-# 2. Builds the page and its WASM (scripts/build-web-demo.sh) and the server.
-# 3. One `node --test` run: the shared vectors through the WASM build under node
-#    (web-demo/tests/) and the browser test against a real `pricing serve`
-#    (tests/browser/, screenshot in tests/artifacts/demo.png).
+#    downloads a browser of its own).
+# 2. Builds the pages and their WASM (scripts/build-web-demo.sh, which also runs
+#    npm ci: uPlot, playwright-core, axe-core) and the server.
+# 3. One `node --test` run: the shared vectors and the series export through the
+#    WASM build under node (web-demo/tests/) and the browser tests of every page
+#    against a real `pricing serve` (tests/browser/, screenshots at desktop and
+#    phone widths in tests/artifacts/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
@@ -26,13 +28,8 @@ if [ ! -x "$CHROMIUM" ]; then
 fi
 export CHROMIUM
 
+# Also installs the npm packages (npm ci), the test tools among them.
 bash scripts/build-web-demo.sh
-
-if [ ! -d web-demo/node_modules/playwright-core ] \
-    || [ web-demo/package-lock.json -nt web-demo/node_modules/.package-lock.json ]; then
-    log "npm ci (web-demo)"
-    (cd web-demo && npm ci --no-audit --no-fund >&2)
-fi
 
 log "cargo build --bin pricing"
 cargo build --locked --bin pricing >&2

@@ -58,10 +58,12 @@ cargo test --workspace --locked --no-fail-fast 2>&1
 step "API conformance: openapi-spec-validator and schemathesis"
 bash scripts/api-conformance.sh
 
-# ---- Browser calculator (web-demo, issue 5) --------------------------------
-# Builds the WASM page (installing the wasm32 target and wasm-bindgen-cli when
-# missing), then one node --test run: the shared vectors through the WASM build
-# and the browser test of /demo/ on Debian's chromium against a real server
-# (scripts/test-web-demo.sh installs node, chromium and the npm packages).
-step "Browser calculator: WASM build, vectors in WASM, browser test"
+# ---- Browser pages (web-demo) ----------------------------------------------
+# Builds the pages and their WASM (installing the wasm32 target, wasm-bindgen-cli
+# and the npm packages, uPlot among them, when missing), then one node --test
+# run: the shared vectors and the series export through the WASM build, and the
+# browser tests of every page under /demo/ (axe-core, screenshots) on Debian's
+# chromium against a real server (scripts/test-web-demo.sh installs node,
+# chromium and the npm packages).
+step "Browser pages: WASM build, vectors in WASM, browser tests"
 bash scripts/test-web-demo.sh

@@ -85,7 +85,9 @@ pub use estimate::{
     AppliedPrices, CostBreakdown, CostEstimate, EstimateError, ModelPrices, PriceField,
     cmp_total_cost, estimate, estimate_many, sort_by_total_cost,
 };
-pub use money::{MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money};
+pub use money::{
+    MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money, write_money,
+};
 pub use preset::{Preset, RequestVolumes, UnknownPreset};
 pub use rust_decimal::Decimal;
 pub use workload::{

@@ -38,16 +38,67 @@ pub fn round_money(amount: Decimal) -> Decimal {
 /// assert_eq!(format_money(Decimal::new(5, 7)), "0.000001"); // midpoint: away from zero
 /// ```
 pub fn format_money(amount: Decimal) -> String {
-    let rounded = round_money(amount);
-    let mut text = rounded.to_string();
-    let scale = rounded.scale();
-    if scale == 0 {
-        text.push('.');
-    }
-    for _ in scale..MONEY_SCALE {
-        text.push('0');
-    }
+    let mut text = String::with_capacity(24);
+    write_money(&mut text, amount);
     text
+}
+
+/// Appends `amount` rendered as [`format_money`] does to `out`, without a `String` of its own:
+/// for callers that render many amounts into one buffer.
+///
+/// ```
+/// use estimator::write_money;
+/// use rust_decimal::Decimal;
+///
+/// let mut out = String::from("total ");
+/// write_money(&mut out, Decimal::new(125, 1));
+/// assert_eq!(out, "total 12.500000");
+/// ```
+pub fn write_money(out: &mut String, amount: Decimal) {
+    use std::fmt::Write;
+
+    let rounded = round_money(amount);
+    // In millionths: the mantissa scaled up to exactly MONEY_SCALE places (rounding left at
+    // most that many), written as an integer with the point placed before its last
+    // MONEY_SCALE digits: much quicker than `Decimal`'s own formatting and padding.
+    let micros = rounded.mantissa() * 10i128.pow(MONEY_SCALE - rounded.scale());
+    if micros < 0 {
+        out.push('-');
+    }
+    let micros = micros.unsigned_abs();
+    match u64::try_from(micros) {
+        // Amounts under about 18 trillion (all but absurd ones) fit in a u64: digits written by
+        // hand, which costs a fraction of u128 division and `fmt` padding (in WASM above all,
+        // where u128 division is a library call); the calculator's chart renders thousands of
+        // amounts a draw.
+        Ok(micros) => push_micros(out, micros),
+        Err(_) => {
+            let unit = 10u128.pow(MONEY_SCALE);
+            let width = MONEY_SCALE as usize;
+            // Writing into a String cannot fail.
+            let _ = write!(out, "{}.{:0width$}", micros / unit, micros % unit);
+        }
+    }
+}
+
+/// Appends `micros` millionths as a decimal with exactly [`MONEY_SCALE`] places.
+fn push_micros(out: &mut String, mut micros: u64) {
+    // 20 digits of u64::MAX and the point.
+    let mut buf = [0u8; 21];
+    let mut start = buf.len();
+    let mut written = 0;
+    // At least one digit before the point.
+    while micros > 0 || written <= MONEY_SCALE {
+        if written == MONEY_SCALE {
+            start -= 1;
+            buf[start] = b'.';
+        }
+        start -= 1;
+        buf[start] = b'0' + (micros % 10) as u8;
+        micros /= 10;
+        written += 1;
+    }
+    out.extend(buf[start..].iter().map(|&b| char::from(b)));
 }
 
 /// Renders an exact amount (token volumes, prices) without trailing zeros, e.g. `"1500"`,
@@ -212,6 +263,33 @@ mod tests {
         assert_eq!(format_money(dec("0.0000015")), "0.000002");
         assert_eq!(format_money(dec("0.0000025")), "0.000003");
         assert_eq!(format_money(dec("0.00000049999")), "0.000000");
+    }
+
+    #[test]
+    fn money_keeps_the_sign_and_any_magnitude() {
+        assert_eq!(format_money(dec("-1.5")), "-1.500000");
+        assert_eq!(format_money(dec("-0.0000005")), "-0.000001");
+        assert_eq!(
+            format_money(Decimal::MAX),
+            "79228162514264337593543950335.000000"
+        );
+        assert_eq!(
+            format_money(Decimal::MIN),
+            "-79228162514264337593543950335.000000"
+        );
+        // Either side of the largest number of millionths a u64 holds.
+        assert_eq!(
+            format_money(dec("18446744073709.551615")),
+            "18446744073709.551615"
+        );
+        assert_eq!(
+            format_money(dec("18446744073709.551616")),
+            "18446744073709.551616"
+        );
+        assert_eq!(
+            format_money(dec("-18446744073709.5516155")),
+            "-18446744073709.551616"
+        );
     }
 
     #[test]

@@ -6,90 +6,19 @@
 //
 // It picks two models, changes the workload, reads the costs the page shows and checks them
 // against POST /api/v1/estimate for the same input; runs the shared vectors in the page's WASM;
-// checks the URL reproduces the calculation and that errors show in the page; saves a screenshot
-// to tests/artifacts/demo.png.
-//
-// Environment: PRICING_BIN (default target/debug/pricing), CHROMIUM (default /usr/bin/chromium),
-// PRICING_DEMO_DIR (default web-demo/dist).
+// checks the cost chart (the WASM series export) against the table, the URL reproduces the
+// calculation and that errors show in the page; checks accessibility (axe-core) and saves
+// screenshots to tests/artifacts/calculator-{desktop,phone}.png. The harness (harness.mjs) says
+// which paths the environment overrides.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
 
-const root = new URL("../../", import.meta.url).pathname;
-const bin = process.env.PRICING_BIN || join(root, "target/debug/pricing");
-const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
-const demoDir = process.env.PRICING_DEMO_DIR || join(root, "web-demo/dist");
-const artifacts = join(root, "tests/artifacts");
+import { assertAccessible, root, screenshots, startSession, stopServer } from "./harness.mjs";
+
 const vectors = JSON.parse(readFileSync(join(root, "estimator/vectors/vectors.json"), "utf8"));
-
-for (const [path, fix] of [
-  [join(demoDir, "index.html"), "bash scripts/build-web-demo.sh"],
-  [bin, "cargo build --bin pricing"],
-  [chromiumPath, "apt-get install -y chromium"],
-  [join(root, "web-demo/node_modules/playwright-core"), "cd web-demo && npm ci"],
-]) {
-  if (!existsSync(path)) throw new Error(`${path} is missing: ${fix}`);
-}
-const { chromium } = createRequire(join(root, "web-demo/package.json"))("playwright-core");
-
-const CHROMIUM_FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-/** Starts `pricing serve` on a free port; resolves with {base, child} once it serves. */
-function startServer(dataDir) {
-  const child = spawn(
-    bin,
-    ["--log-format", "json", "serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--demo-dir", demoDir],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const tail = [];
-  let timer;
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stderr });
-    lines.on("line", (line) => {
-      tail.push(line);
-      if (tail.length > 40) tail.shift();
-      try {
-        const event = JSON.parse(line);
-        const fields = event.fields || {};
-        if (fields.message === "serving" && fields.addr) {
-          clearTimeout(timer);
-          resolve({ base: `http://${fields.addr}`, child });
-        }
-      } catch {
-        // not a JSON log line
-      }
-    });
-    child.stdout.resume();
-    child.on("exit", (code) => reject(new Error(`pricing serve exited (${code}) before serving:\n${tail.join("\n")}`)));
-    // First start (initdb, migrations, the bundled publish) takes seconds; give up after two minutes.
-    timer = setTimeout(() => {
-      child.kill("SIGTERM");
-      reject(new Error(`pricing serve did not serve within 120 s:\n${tail.join("\n")}`));
-    }, 120_000);
-    timer.unref();
-  });
-}
-
-function stopServer(child) {
-  if (!child || child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", resolve);
-    child.kill("SIGTERM"); // the server stops its embedded PostgreSQL on the way out
-  });
-}
 
 const FIELDS = ["input", "cached_input", "output", "batch_traffic", "total"];
 
@@ -114,8 +43,7 @@ function dollarsOf(text) {
 }
 
 describe("the calculator at /demo/", () => {
-  let dataDir;
-  let profileDir;
+  let session;
   let server;
   let base;
   let context;
@@ -155,43 +83,30 @@ describe("the calculator at /demo/", () => {
   }
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "pricing-browser-data-"));
-    chmodSync(dataDir, 0o755); // as root, the embedded PostgreSQL runs as another user
-    profileDir = mkdtempSync(join(tmpdir(), "pricing-browser-profile-"));
-    ({ base, child: server } = await startServer(join(dataDir, "embedded")));
-    context = await chromium.launchPersistentContext(profileDir, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: CHROMIUM_FLAGS,
-      viewport: { width: 1360, height: 900 },
-    });
-    page = context.pages()[0] || (await context.newPage());
-    page.on("pageerror", (err) => console.error("page error:", err));
+    session = await startSession();
+    ({ base, server, context, page } = session);
   });
 
   after(async () => {
-    if (context) await context.close();
-    await stopServer(server);
-    for (const dir of [dataDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    if (session) await session.close();
   });
 
   test("the page loads its WASM estimator from the server, nothing from elsewhere", async () => {
-    const outside = [];
-    page.on("request", (req) => {
-      if (!req.url().startsWith(base) && !req.url().startsWith("data:")) outside.push(req.url());
-    });
     const res = await page.goto(`${base}/demo/`);
     assert.equal(res.status(), 200);
     await page.waitForSelector("body[data-ready=true]");
     assert.match(await page.textContent("#engine"), /running as WebAssembly/);
     assert.equal(await page.locator("#preset option").count(), 8, "custom + 7 presets");
-    assert.deepEqual(outside, []);
+    assert.deepEqual(session.outside, []);
   });
 
   test("two picked models show the same costs as POST /api/v1/estimate", async () => {
     picked.push(await pickFirstMatch("gpt-4o"));
     picked.push(await pickFirstMatch("claude sonnet"));
     assert.notEqual(picked[0], picked[1]);
+    // Checked before this test asks the API itself, which shares the page's burst budget.
+    assert.deepEqual(session.errors, [], "console errors");
+    assert.deepEqual(session.outside, []);
 
     await page.fill("#requests", "25000");
     await page.selectOption("#preset", "rag_qa");
@@ -226,8 +141,27 @@ describe("the calculator at /demo/", () => {
     await page.waitForSelector("#check-status[data-result]");
     assert.equal(await page.getAttribute("#check-status", "data-result"), "identical");
 
-    mkdirSync(artifacts, { recursive: true });
-    await page.screenshot({ path: join(artifacts, "demo.png"), fullPage: true });
+  });
+
+  test("the cost chart draws both models, every point from the WASM series export", async () => {
+    await page.locator("#cost-chart-panel:not([hidden]) #cost-chart canvas").waitFor();
+    const legend = await page.$$eval("#cost-chart .u-legend .u-series .u-label", (labels) => labels.map((l) => l.textContent));
+    assert.equal(legend.length, 3, `x and two models: ${legend}`);
+    // The chart's data at the workload's own volume is the table's total, to the last decimal.
+    const yours = await page.$$eval("#cost-points tbody tr.current td", (cells) =>
+      Object.fromEntries(cells.map((td) => [td.dataset.modelId, td.dataset.exact])));
+    const table = await shownCosts(page);
+    assert.deepEqual(yours, Object.fromEntries(table.map((r) => [r.model_id, r.exact])));
+    assert.equal(await page.getAttribute("#cost-points tbody tr.current", "data-requests"), "25000");
+    // Hovering the chart shows a point's exact cost in the legend.
+    const box = await page.locator("#cost-chart .u-over").boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const values = await page.$$eval("#cost-chart .u-legend .u-series .u-value", (cells) => cells.map((c) => c.textContent));
+    assert.match(values[0], /requests$/);
+    for (const v of values.slice(1)) assert.match(v, /^\$\d+\.\d{6}$/);
+
+    await assertAccessible(page, "calculator");
+    await screenshots(page, "calculator");
   });
 
   test("the URL holds the calculation and reproduces it", async () => {

@@ -9,7 +9,7 @@
 
 use estimator::{
     Assumptions, CostEstimate, EstimateError, ModelPrices, MonthlyTokens, Preset, ResolvedWorkload,
-    Workload, WorkloadError, estimate, format_exact, sort_by_total_cost,
+    Workload, WorkloadError, estimate, format_exact, sort_by_total_cost, write_money,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -137,20 +137,7 @@ pub fn estimate_models(
 
     let mut rows = Vec::with_capacity(models.len());
     for (i, mut model) in models.into_iter().enumerate() {
-        let cost = estimate(&resolved, &model.prices).map_err(|e| {
-            let field = match e {
-                EstimateError::NegativePrice { field, .. } => format!("models[{i}].prices.{field}"),
-                EstimateError::CostOverflow => "requests_per_month".to_owned(),
-            };
-            CalcError {
-                code: "INVALID_ARGUMENT",
-                message: format!(
-                    "the workload cannot be priced for {}: {e}",
-                    model.model_id()
-                ),
-                field: Some(field),
-            }
-        })?;
+        let cost = estimate(&resolved, &model.prices).map_err(|e| unpriceable(i, &model, e))?;
         for key in COMPUTED {
             model.fields.remove(key);
         }
@@ -169,6 +156,22 @@ pub fn estimate_models(
         assumptions: WorkloadEcho::from(&resolved),
         estimates: rows,
     })
+}
+
+/// Why model `i` cannot be priced for the workload, naming the price or the volume to blame.
+fn unpriceable(i: usize, model: &ModelInput, e: EstimateError) -> CalcError {
+    let field = match e {
+        EstimateError::NegativePrice { field, .. } => format!("models[{i}].prices.{field}"),
+        EstimateError::CostOverflow => "requests_per_month".to_owned(),
+    };
+    CalcError {
+        code: "INVALID_ARGUMENT",
+        message: format!(
+            "the workload cannot be priced for {}: {e}",
+            model.model_id()
+        ),
+        field: Some(field),
+    }
 }
 
 fn row_model_id(fields: &Map<String, Value>) -> &str {
@@ -197,6 +200,79 @@ pub fn estimate_repeatedly(
         }
     }
     Ok(count)
+}
+
+/// One model's monthly totals along a cost series.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ModelSeries {
+    /// The model's `model_id`, as it came in.
+    pub model_id: String,
+    /// The total cost per month (USD, six decimals, as `cost_per_month.total` of an estimate) at
+    /// each volume, in the order of the volumes, separated by commas: one string per model
+    /// crosses into JavaScript instead of one per point.
+    pub totals: String,
+}
+
+/// Reads the requests-per-month volumes of a series as JavaScript numbers hold them: whole,
+/// at least 1 and exact (at most 2^53 - 1).
+pub fn volumes_from_numbers(numbers: &[f64]) -> Result<Vec<u64>, CalcError> {
+    const MAX_EXACT: f64 = 9_007_199_254_740_991.0;
+    numbers
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            if n.is_finite() && n.fract() == 0.0 && (1.0..=MAX_EXACT).contains(&n) {
+                // Whole and within 2^53: the conversion is exact.
+                Ok(n as u64)
+            } else {
+                Err(CalcError {
+                    code: "INVALID_ARGUMENT",
+                    message: format!(
+                        "volume {i} must be a whole number of requests per month from 1 to \
+                         9007199254740991, got {n}"
+                    ),
+                    field: Some(format!("volumes[{i}]")),
+                })
+            }
+        })
+        .collect()
+}
+
+/// The total monthly cost of every model at every volume of requests per month, the rest of
+/// `workload` (token volumes, cache-hit rate, batch share) held: the calculator's chart, a
+/// whole series in one call. Each total is the one [`estimate_models`] gives for that volume.
+pub fn estimate_series(
+    workload: &Workload,
+    models: &[ModelInput],
+    volumes: &[u64],
+) -> Result<Vec<ModelSeries>, CalcError> {
+    // Six decimals, a few digits and a comma per point.
+    let mut totals: Vec<String> = models
+        .iter()
+        .map(|_| String::with_capacity(volumes.len() * 16))
+        .collect();
+    for &requests_per_month in volumes {
+        let resolved = Workload {
+            requests_per_month,
+            ..*workload
+        }
+        .validate()?;
+        for (i, (model, out)) in models.iter().zip(&mut totals).enumerate() {
+            let cost = estimate(&resolved, &model.prices).map_err(|e| unpriceable(i, model, e))?;
+            if !out.is_empty() {
+                out.push(',');
+            }
+            write_money(out, cost.cost_per_month.total);
+        }
+    }
+    Ok(models
+        .iter()
+        .zip(totals)
+        .map(|(model, totals)| ModelSeries {
+            model_id: model.model_id().to_owned(),
+            totals,
+        })
+        .collect())
 }
 
 /// A task preset as the page lists it.
@@ -359,6 +435,63 @@ mod tests {
         );
         let workload = Workload::from_volumes(1, 1, 1);
         assert_eq!(estimate_repeatedly(&workload, &rows, 3), Ok(6));
+    }
+
+    #[test]
+    fn a_series_gives_the_totals_of_one_estimate_per_volume() {
+        let workload: Workload = serde_json::from_value(json!({
+            "requests_per_month": 1, "preset": "rag_qa", "cache_hit_rate": "0.3", "batch_share": 0.2,
+        }))
+        .expect("workload");
+        let rows = models(json!([
+            {"model_id": "a:dear", "prices": {"input": "3", "output": "15", "cached_input": "0.3", "batch_input": "1.5"}},
+            {"model_id": "b:cheap", "prices": {"input": "0.15", "output": "0.6"}},
+        ]));
+        let volumes = [1, 999, 25_000, 7_777_777];
+        let series = estimate_series(&workload, &rows, &volumes).expect("series");
+        assert_eq!(series.len(), 2);
+        for (i, model) in series.iter().enumerate() {
+            assert_eq!(model.model_id, row_model_id(&rows[i].fields));
+            let totals: Vec<&str> = model.totals.split(',').collect();
+            assert_eq!(totals.len(), volumes.len());
+            for (&requests_per_month, total) in volumes.iter().zip(totals) {
+                let one = Workload {
+                    requests_per_month,
+                    ..workload
+                };
+                let expected = to_value(estimate_models(&one, vec![rows[i].clone()]));
+                assert_eq!(
+                    expected["estimates"][0]["cost_per_month"]["total"], total,
+                    "{} at {requests_per_month}",
+                    model.model_id
+                );
+            }
+        }
+        // 25,000 requests × (3,000 input, 300 output) of b:cheap, 30 % cached at the input price.
+        assert_eq!(series[1].totals.split(',').nth(2), Some("15.750000"));
+    }
+
+    #[test]
+    fn a_series_names_what_it_cannot_price() {
+        let rows = models(json!([{"model_id": "x:neg", "prices": {"input": "1", "output": "-1"}}]));
+        let err = estimate_series(&Workload::from_volumes(1, 1, 1), &rows, &[5])
+            .expect_err("negative price");
+        assert_eq!(err.field.as_deref(), Some("models[0].prices.output"));
+        assert!(err.message.contains("x:neg"), "{}", err.message);
+    }
+
+    #[test]
+    fn series_volumes_must_be_whole_exact_and_positive() {
+        assert_eq!(volumes_from_numbers(&[1.0, 2.5e6]), Ok(vec![1, 2_500_000]));
+        for (bad, index) in [
+            (vec![1.0, 0.0], 1),
+            (vec![1.5], 0),
+            (vec![2.0, 3.0, f64::NAN], 2),
+            (vec![9_007_199_254_740_992.0], 0),
+        ] {
+            let err = volumes_from_numbers(&bad).expect_err("rejected");
+            assert_eq!(err.field, Some(format!("volumes[{index}]")), "{bad:?}");
+        }
     }
 
     #[test]

@@ -36,6 +36,29 @@ pub fn estimate(workload: JsValue, models: JsValue) -> Result<JsValue, JsValue> 
     to_js(&result)
 }
 
+/// The total monthly cost of every model at every volume of requests per month, the rest of the
+/// workload held: the calculator's chart in one call, so the JavaScript boundary is crossed once
+/// per series rather than once per point.
+///
+/// `workload` and `models` as for [`estimate`] (`requests_per_month` is replaced by each volume);
+/// `volumes`: a `Float64Array` (or array) of whole numbers from 1 to 2^53 - 1.
+///
+/// Returns `[{model_id, totals}]` in the order of `models`, `totals` being the six-decimal
+/// totals at each volume joined by commas. Throws like [`estimate`]; a bad volume names
+/// `volumes[i]`.
+#[wasm_bindgen]
+pub fn estimate_series(
+    workload: JsValue,
+    models: JsValue,
+    volumes: Vec<f64>,
+) -> Result<JsValue, JsValue> {
+    let workload: Workload = from_js("workload", workload).map_err(into_error)?;
+    let models: Vec<ModelInput> = from_js("models", models).map_err(into_error)?;
+    let volumes = calc::volumes_from_numbers(&volumes).map_err(into_error)?;
+    let series = calc::estimate_series(&workload, &models, &volumes).map_err(into_error)?;
+    to_js(&series)
+}
+
 /// The task presets: `[{name, input_tokens_per_request, output_tokens_per_request,
 /// description}]`.
 #[wasm_bindgen]

@@ -1,5 +1,6 @@
 // The shared vectors (estimator/vectors/vectors.json) through the WASM build, under node:
-// the same decimal strings as natively (estimator/tests/vectors.rs) and as the server.
+// the same decimal strings as natively (estimator/tests/vectors.rs) and as the server; and the
+// series export (the calculator's chart) against single estimates.
 //
 //   bash scripts/build-web-demo.sh && node --test web-demo/tests/
 //
@@ -99,6 +100,33 @@ describe("the WASM binding", () => {
 
     assert.throws(() => wasm.estimate({ requests_per_month: 1, preset: "chatbot" }, [{ prices: { input: "x", output: "1" } }]),
       (e) => e.code === "VALIDATION_FAILED" && e.field === "models");
+  });
+
+  test("the series export gives, at every volume, the total of a single estimate", () => {
+    const volumes = [1, 37, 25000, 1e6, 123456789];
+    for (const v of vectors.filter((v) => v.expected)) {
+      const models = [
+        { model_id: "vector:model", prices: v.prices },
+        { model_id: "other:model", prices: { input: "0.15", output: "0.6", cached_input: "0.075" } },
+      ];
+      const series = wasm.estimate_series(v.workload, models, new Float64Array(volumes));
+      assert.deepEqual(series.map((s) => s.model_id), ["vector:model", "other:model"], v.name);
+      for (const [m, s] of series.entries()) {
+        const totals = s.totals.split(",");
+        assert.equal(totals.length, volumes.length, v.name);
+        volumes.forEach((requests, i) => {
+          const one = wasm.estimate({ ...v.workload, requests_per_month: requests }, [models[m]]).estimates[0];
+          assert.equal(totals[i], one.cost_per_month.total, `${v.name}, ${s.model_id} at ${requests}`);
+        });
+      }
+    }
+  });
+
+  test("the series export names a bad volume", () => {
+    assert.throws(
+      () => wasm.estimate_series({ requests_per_month: 1, preset: "chatbot" }, [{ prices: { input: "1", output: "1" } }], [10, 2.5]),
+      (e) => e.code === "INVALID_ARGUMENT" && e.field === "volumes[1]" && /whole number/.test(e.message),
+    );
   });
 
   test("presets list every preset with its volumes", () => {

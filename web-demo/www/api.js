@@ -1,5 +1,6 @@
-// The pricing REST API as the page uses it: model search, and the prices POST /api/v1/estimate
-// computes with. Every failure becomes an ApiError whose message can be shown as is.
+// The pricing REST API as the pages use it: GETs (remembered for the page's life), model search,
+// and the prices POST /api/v1/estimate computes with. Every failure becomes an ApiError whose
+// message can be shown as is; a short 429 (the burst limit) is waited out.
 
 const API = new URL("/api/v1/", window.location.href);
 
@@ -52,6 +53,41 @@ function sleep(seconds, signal) {
   });
 }
 
+// The burst limits of spec part 8 (per second: 2 anonymous, 5 with a free key). Requests are
+// spaced to fit them, with a margin for the network's jitter, so the pages seldom meet a 429.
+// The bucket is kept in sessionStorage: the pages of one tab share their visitor's budget.
+const BURST_PER_SECOND = { anonymous: 2, key: 5 };
+const BUCKET_STORAGE = "pricing-burst-bucket";
+const JITTER_MS = 50;
+
+function loadBucket(rate) {
+  try {
+    const saved = JSON.parse(window.sessionStorage.getItem(BUCKET_STORAGE));
+    if (saved && saved.rate === rate) return saved;
+  } catch {
+    // No storage or unreadable: start full.
+  }
+  return { rate, tokens: rate, at: Date.now() };
+}
+
+/** Waits until one more request fits the burst limit, and takes it. */
+async function pace(signal) {
+  const rate = apiKey() ? BURST_PER_SECOND.key : BURST_PER_SECOND.anonymous;
+  const step = 1000 / rate + JITTER_MS;
+  const bucket = loadBucket(rate);
+  const now = Date.now();
+  bucket.tokens = Math.min(rate, bucket.tokens + (now - bucket.at) / step);
+  bucket.at = now;
+  // Taken now even when waiting, so requests made meanwhile queue behind this one.
+  bucket.tokens -= 1;
+  try {
+    window.sessionStorage.setItem(BUCKET_STORAGE, JSON.stringify(bucket));
+  } catch {
+    // No storage: pacing holds within this page only.
+  }
+  if (bucket.tokens < 0) await sleep((-bucket.tokens * step) / 1000, signal);
+}
+
 async function request(path, init = {}) {
   let waited = 0;
   for (;;) {
@@ -67,6 +103,7 @@ async function request(path, init = {}) {
 }
 
 async function requestOnce(path, init) {
+  await pace(init.signal);
   const headers = { accept: "application/json", ...init.headers };
   const key = apiKey();
   if (key) headers["x-api-key"] = key;
@@ -102,10 +139,29 @@ async function requestOnce(path, init) {
   return body;
 }
 
+// GET answers this page already had. The data changes only when a publish lands, and every
+// request counts against the visitor's quota, so an answer is asked for once per page load.
+const answers = new Map();
+
+/**
+ * GET `path` (relative to /api/v1/) with the query `params` (empty values left out): the whole
+ * envelope (`data`, `pagination`, ...). Remembered for the page's life.
+ */
+export async function get(path, params = {}, signal) {
+  const q = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== "" && value != null) q.set(key, value);
+  }
+  const url = q.size ? `${path}?${q}` : path;
+  if (answers.has(url)) return answers.get(url);
+  const body = await request(url, { signal });
+  answers.set(url, body);
+  return body;
+}
+
 /** GET /api/v1/models?query=...: the best matches, as list items. */
 export async function searchModels(query, signal) {
-  const params = new URLSearchParams({ query, limit: "8" });
-  const body = await request(`models?${params}`, { signal });
+  const body = await get("models", { query, limit: "8" }, signal);
   return body.data.items;
 }
 

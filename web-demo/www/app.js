@@ -5,9 +5,11 @@
 // exactly what the server estimates with. Arithmetic: the `estimate` export of web-demo (Rust,
 // the estimator crate), given those rows unchanged, so the page shows the server's decimals.
 
-import init, { estimate, presets, version } from "./pkg/web_demo.js";
+import init, { estimate, estimate_series, presets, version } from "./pkg/web_demo.js";
 import { ApiError, apiKey, estimateOnServer, searchModels, setApiKey } from "./api.js";
 import { dollars, group, percent, price, tokens } from "./format.js";
+import { PALETTE, logChart } from "./chart.js";
+import { $, el, modelHref, showBanner } from "./ui.js";
 
 const MAX_MODELS = 10;
 const DEFAULTS = { requests: "10000", preset: "chatbot", input: "", output: "", cache: 0, batch: 0 };
@@ -25,19 +27,6 @@ const PRESET_LABELS = {
   translation: "Translation",
   rag_qa: "RAG question answering",
   classification: "Classification",
-};
-
-const $ = (id) => document.getElementById(id);
-const el = (tag, attrs = {}, ...children) => {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value == null || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  node.append(...children.flat().filter((c) => c != null && c !== false));
-  return node;
 };
 
 /**
@@ -183,7 +172,58 @@ function recompute() {
   $("check-status").className = "check";
   if (result) renderCosts(result);
   else if (!rows.length) renderCosts(null);
+  renderCostChart(result ? body : null, rows);
   renderPicked();
+}
+
+// ---- The cost chart --------------------------------------------------------------------------
+
+// 100 to 1,000,000,000 requests a month, 20 points a decade.
+const CHART_VOLUMES = Array.from({ length: 141 }, (_, i) => Math.round(10 ** (2 + i / 20)));
+const TABLE_VOLUMES = [1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+
+/**
+ * Every picked model's monthly cost along CHART_VOLUMES and the workload's own volume, computed
+ * in one call of the WASM series export; `body` null (no valid workload) hides the chart.
+ */
+function renderCostChart(body, rows) {
+  const panel = $("cost-chart-panel");
+  if (!body || !rows.length) {
+    panel.hidden = true;
+    return;
+  }
+  const volumes = [...new Set([...CHART_VOLUMES, body.requests_per_month])].sort((a, b) => a - b);
+  let series;
+  try {
+    series = estimate_series(body, rows, new Float64Array(volumes));
+  } catch {
+    // A volume the estimator cannot price (the cost table shows why for the workload's own).
+    panel.hidden = true;
+    return;
+  }
+  panel.hidden = false;
+  const names = new Map(rows.map((r) => [r.model_id, r.name || r.model_id]));
+  const lines = series.map((s, i) => ({ id: s.model_id, label: names.get(s.model_id), color: PALETTE[i % PALETTE.length], exact: s.totals.split(",") }));
+  logChart($("cost-chart"), {
+    xs: volumes,
+    lines,
+    markers: [{ x: body.requests_per_month, label: "your volume" }],
+    xLabel: "Requests per month",
+    yLabel: "USD per month",
+    xValue: (x) => `${group(String(x))} requests`,
+  });
+  const shown = [...new Set([...TABLE_VOLUMES, body.requests_per_month])].sort((a, b) => a - b);
+  $("cost-points").querySelector("thead").replaceChildren(
+    el("tr", {}, el("th", { scope: "col", class: "num" }, "Requests per month"), lines.map((l) => el("th", { scope: "col", class: "num" }, l.label))),
+  );
+  $("cost-points").querySelector("tbody").replaceChildren(
+    ...shown.map((v) => {
+      const i = volumes.indexOf(v);
+      return el("tr", { "data-requests": v, class: v === body.requests_per_month ? "current" : null },
+        el("th", { scope: "row", class: "num" }, group(String(v)), v === body.requests_per_month ? " (yours)" : ""),
+        lines.map((l) => el("td", { class: "num", "data-model-id": l.id, "data-exact": l.exact[i] }, dollars(l.exact[i]))));
+    }),
+  );
 }
 
 function renderCosts(result) {
@@ -219,7 +259,7 @@ function renderCosts(result) {
         el(
           "th",
           { scope: "row", class: "model" },
-          el("span", { class: "model-name" }, r.name || r.model_id),
+          el("a", { class: "model-name", href: modelHref(r.model_id), title: "Price history and card" }, r.name || r.model_id),
           i === 0 && rows.length > 1 ? el("span", { class: "tag good" }, "cheapest") : null,
           r.is_stale ? el("span", { class: "tag warn", title: "The source has not confirmed this price recently" }, "stale price") : null,
           el("span", { class: "model-meta" },
@@ -474,27 +514,6 @@ async function copyLink() {
   } catch {
     $("check-status").textContent = `Copy this link: ${window.location.href}`;
   }
-}
-
-function formatWait(seconds) {
-  return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
-}
-
-function showBanner(err) {
-  const banner = $("banner");
-  let text = err.message || String(err);
-  if (err.code === "RATE_LIMITED" || err.status === 429) {
-    const wait = err.retryAfter ? `; try again in ${formatWait(err.retryAfter)}` : "";
-    text = `The API is rate-limiting this page${wait}. ${err.message} An API key (below) raises the limit.`;
-  } else if (err.nextStep) {
-    text = `${text} ${err.nextStep}`;
-  }
-  banner.replaceChildren(
-    el("span", {}, text),
-    el("button", { type: "button", class: "dismiss", "aria-label": "Dismiss", onclick: () => { banner.hidden = true; } }, "×"),
-  );
-  banner.dataset.code = err.code || "ERROR";
-  banner.hidden = false;
 }
 
 // ---- Start -----------------------------------------------------------------------------------

@@ -40,3 +40,25 @@ export function price(text) {
 export function percent(rate) {
   return `${Math.round(rate * 1000) / 10}%`;
 }
+
+/**
+ * `a / b` for non-negative decimal strings (`b` above zero), rounded to `places` decimals half
+ * away from zero like PostgreSQL's round(numeric, places), trailing zeros dropped:
+ * ("2", "3", 6) -> "0.666667". BigInt throughout, no floats.
+ */
+export function divide(a, b, places) {
+  const parts = (text) => {
+    const [whole, fraction = ""] = text.split(".");
+    return { digits: BigInt(whole + fraction), scale: fraction.length };
+  };
+  const x = parts(a);
+  const y = parts(b);
+  const num = x.digits * 10n ** BigInt(places + y.scale);
+  const den = y.digits * 10n ** BigInt(x.scale);
+  let q = num / den;
+  if (2n * (num % den) >= den) q += 1n;
+  const text = q.toString().padStart(places + 1, "0");
+  const whole = text.slice(0, text.length - places);
+  const fraction = text.slice(text.length - places).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}

@@ -1,5 +1,7 @@
-//! `/demo/`: the browser calculator (web-demo/), served as static files from the directory that
-//! `scripts/build-web-demo.sh` fills (`pricing serve --demo-dir`, default `web-demo/dist`).
+//! `/demo/`: the browser pages of web-demo/ (the calculator at `/demo/`, `models.html`,
+//! `model.html`, `changes.html`, their scripts, WASM and bundled chart library), served as
+//! static files from the directory that `scripts/build-web-demo.sh` fills (`pricing serve
+//! --demo-dir`, default `web-demo/dist`).
 //!
 //! The directory is looked at on every request, so a demo built after the server started is
 //! served without a restart; until it exists, `/demo/` answers 404 with how to build it.

@@ -1,0 +1,166 @@
+// What the browser tests share: a real `pricing serve` on a fresh embedded database (the bundled
+// dataset) and a free port, Debian's chromium driven by playwright-core, and the checks every
+// page gets: nothing requested from another host, no console error, no serious accessibility
+// violation (axe-core), screenshots at desktop and phone widths in tests/artifacts/.
+//
+// Environment: PRICING_BIN (default target/debug/pricing), CHROMIUM (default /usr/bin/chromium),
+// PRICING_DEMO_DIR (default web-demo/dist).
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+export const root = new URL("../../", import.meta.url).pathname;
+const bin = process.env.PRICING_BIN || join(root, "target/debug/pricing");
+const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const demoDir = process.env.PRICING_DEMO_DIR || join(root, "web-demo/dist");
+export const artifacts = join(root, "tests/artifacts");
+
+for (const [path, fix] of [
+  [join(demoDir, "index.html"), "bash scripts/build-web-demo.sh"],
+  [join(demoDir, "vendor/uPlot.esm.js"), "bash scripts/build-web-demo.sh"],
+  [bin, "cargo build --bin pricing"],
+  [chromiumPath, "apt-get install -y chromium"],
+  [join(root, "web-demo/node_modules/playwright-core"), "cd web-demo && npm ci"],
+  [join(root, "web-demo/node_modules/axe-core"), "cd web-demo && npm ci"],
+]) {
+  if (!existsSync(path)) throw new Error(`${path} is missing: ${fix}`);
+}
+const requireFromDemo = createRequire(join(root, "web-demo/package.json"));
+const { chromium } = requireFromDemo("playwright-core");
+const axeSource = readFileSync(requireFromDemo.resolve("axe-core/axe.min.js"), "utf8");
+
+const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export const DESKTOP = { width: 1360, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/** Starts `pricing serve` on a free port; resolves with {base, child} once it serves. */
+export function startServer(dataDir) {
+  const child = spawn(
+    bin,
+    ["--log-format", "json", "serve", "--data-dir", dataDir, "--listen", "127.0.0.1:0", "--demo-dir", demoDir],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const tail = [];
+  let timer;
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stderr });
+    lines.on("line", (line) => {
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+      try {
+        const event = JSON.parse(line);
+        const fields = event.fields || {};
+        if (fields.message === "serving" && fields.addr) {
+          clearTimeout(timer);
+          resolve({ base: `http://${fields.addr}`, child });
+        }
+      } catch {
+        // not a JSON log line
+      }
+    });
+    child.stdout.resume();
+    child.on("exit", (code) => reject(new Error(`pricing serve exited (${code}) before serving:\n${tail.join("\n")}`)));
+    // First start (initdb, migrations, the bundled publish) takes seconds; give up after two minutes.
+    timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      reject(new Error(`pricing serve did not serve within 120 s:\n${tail.join("\n")}`));
+    }, 120_000);
+    timer.unref();
+  });
+}
+
+export function stopServer(child) {
+  if (!child || child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", resolve);
+    child.kill("SIGTERM"); // the server stops its embedded PostgreSQL on the way out
+  });
+}
+
+/**
+ * A server on a fresh embedded database and a chromium with an empty profile. Every request
+ * the browser makes to another host, and every console error and page error, is recorded in
+ * `outside` and `errors`. `close()` stops both and removes their directories.
+ */
+export async function startSession() {
+  const dataDir = mkdtempSync(join(tmpdir(), "pricing-browser-data-"));
+  chmodSync(dataDir, 0o755); // as root, the embedded PostgreSQL runs as another user
+  const profileDir = mkdtempSync(join(tmpdir(), "pricing-browser-profile-"));
+  const session = { outside: [], errors: [], base: null, server: null, context: null };
+  session.close = async () => {
+    if (session.context) await session.context.close();
+    await stopServer(session.server);
+    for (const dir of [dataDir, profileDir]) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    ({ base: session.base, child: session.server } = await startServer(join(dataDir, "embedded")));
+    session.context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      viewport: DESKTOP,
+    });
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+  session.context.on("request", (req) => {
+    const url = req.url();
+    if (!url.startsWith(session.base) && !url.startsWith("data:")) session.outside.push(url);
+  });
+  const watch = (page) => {
+    page.on("console", (msg) => {
+      if (msg.type() === "error") session.errors.push(`${page.url()}: ${msg.text()}`);
+    });
+    page.on("pageerror", (err) => session.errors.push(`${page.url()}: ${err.message}`));
+  };
+  session.context.pages().forEach(watch);
+  session.context.on("page", watch);
+  session.page = session.context.pages()[0] || (await session.context.newPage());
+  return session;
+}
+
+/** Runs axe-core in the page; fails on any serious or critical violation. */
+export async function assertAccessible(page, name) {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
+  });
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(serious, [], `${name}: axe-core violations:\n${JSON.stringify(serious, null, 2)}`);
+}
+
+/**
+ * Saves `<name>-desktop.png` and `<name>-phone.png` (full page) in tests/artifacts/ and checks
+ * that at phone width nothing makes the page itself scroll sideways (wide tables scroll inside
+ * their own box). Leaves the page at desktop width.
+ */
+export async function screenshots(page, name) {
+  mkdirSync(artifacts, { recursive: true });
+  await page.setViewportSize(DESKTOP);
+  await page.waitForFunction(() => [...document.querySelectorAll(".chart")].every((box) => !box.chart || Math.abs(box.chart.width - Math.max(280, box.clientWidth)) <= 1));
+  await page.screenshot({ path: join(artifacts, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  // Charts follow their box's width a frame after the resize: wait (bounded) for the page to fit.
+  await page
+    .waitForFunction(() => document.documentElement.scrollWidth - document.documentElement.clientWidth <= 1, null, { timeout: 5000 })
+    .catch(() => {});
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 1, `${name}: the page is ${overflow}px wider than a phone screen`);
+  await page.screenshot({ path: join(artifacts, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize(DESKTOP);
+}
