@@ -802,6 +802,15 @@ class Builder:
             md_off = [m for m in md_off if (m.get("release_date") or "9") <= self.as_of]
             md_any = [m for m in md_any if (m.get("release_date") or "9") <= self.as_of]
         meta["launch"] = launch_date(ent, md_off, md_any)
+        # per channel, the release date of that channel's own models.dev listing: when a series'
+        # start only a release shows and the maker's launch is unknown, the channel's own listing
+        # dates it (OpenRouter's listing of Mixtral 8x7B: 2023-12-10)
+        listed = defaultdict(list)
+        for _pid, r, m in mdrows:
+            d = m.get("release_date") or ""
+            if re.fullmatch(r"\d{4}-\d\d-\d\d", d) and d >= screen.FIRST_LAUNCH and (not self.as_of or d <= self.as_of):
+                listed[r.channel].append(d)
+        meta["listed"] = {ch: min(ds) for ch, ds in listed.items()}
         meta["md"] = md_off[0] if md_off else (md_any[0] if md_any else None)
         return meta
 
@@ -862,7 +871,7 @@ class Builder:
             steps = s["steps"]
             # first price of a row whose start is only known to a release: pull back to launch
             first = steps[0]
-            launch = meta["launch"]
+            launch = meta["launch"] or meta["listed"].get(ch)
             if first.date is None:        # an undated genai-prices / models.dev figure: from launch, else its release
                 fdate = self.modelsdev_date if s.get("md") else self.genai_date
                 first.date = launch if launch and launch <= fdate else fdate
@@ -880,11 +889,16 @@ class Builder:
                 i = max(self.lit_best[ec])
                 # the row priced for this channel, else any other id of the model there
                 data = self.releases[i][2]
-                rows = [(self.lit_best[ec][i][1], self.lit_best[ec][i][2])]
+                best_key = self.lit_best[ec][i][1]
                 # another id of the model there counts only when it is a default-region row: an
                 # `eu.` row's shutdown does not end the model on the whole channel
-                rows += sorted((k, data[k]) for k, r in self.keys_of[ec]
-                               if k in data and k != rows[0][0] and region_class(k, r) <= 1)
+                default = {k for k, r in self.keys_of[ec] if region_class(k, r) <= 1}
+                rows = [(k, data[k]) for k in [best_key] + sorted(default - {best_key}) if k in data]
+                # ... or a regional row still listed after every default-region row left litellm
+                # (Azure's o1-preview: only its `azure/us/` and `azure/eu/` rows carry the shutdown)
+                rows += sorted((k, self.releases[j][2][k]) for k, j in
+                               ((k, self.newest_release_of(k)) for k, _r in self.keys_of[ec] if k not in default)
+                               if j > i)
                 for k, e in rows:
                     dd = e.get("deprecation_date")
                     if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
@@ -936,6 +950,10 @@ class Builder:
             s["last_verified"], s["source"] = lv, src
         for key in gone:
             del self.series[key]
+
+    def newest_release_of(self, key):
+        """Index of the newest pinned litellm release that lists `key`."""
+        return max(i for i, rel in enumerate(self.releases) if key in rel[2])
 
     def quarantine_report(self):
         """Every screened-out figure with its rule, sorted (the build's quarantine report)."""
