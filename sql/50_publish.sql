@@ -70,16 +70,21 @@ begin
 end
 $$;
 
--- publish.corroboration(sources): how many distinct sources show a step or
--- limit entry: the source ids of its `"<source id> <version>"` releases. Null
--- when the snapshot does not say (sources null).
-create function publish.corroboration(p_sources jsonb)
+-- publish.corroboration(sources, catalogue): how many independent sources
+-- show a step or limit entry: the source ids of its `"<source id> <version>"`
+-- releases, each counted as the source it is derived from where the snapshot's
+-- `sources[]` (catalogue) names one (a dated history of another source's file
+-- is that source again, not a second witness). Null when the snapshot does not
+-- say (sources null).
+create function publish.corroboration(p_sources jsonb, p_catalogue jsonb)
 returns integer
 language sql immutable
 as $$
     select case when p_sources is not null then (
-        select count(distinct split_part(x, ' ', 1))::integer
-        from jsonb_array_elements_text(p_sources) as x) end
+        select count(distinct coalesce(c ->> 'derived_from', split_part(x, ' ', 1)))::integer
+        from jsonb_array_elements_text(p_sources) as x
+        left join jsonb_array_elements(p_catalogue) as c on c ->> 'id' = split_part(x, ' ', 1))
+    end
 $$;
 
 -- publish.price_significance(): 0-100 for a price move, see docs/publishing.md.
@@ -279,7 +284,7 @@ begin
            publish.lifecycle_significance('limit_change', p.prominence, c.old_value, c.new_value),
            h.valid_from,
            jsonb_build_object('limit', c.limit_name, 'sources', h.sources,
-                              'corroboration', publish.corroboration(h.sources),
+                              'corroboration', publish.corroboration(h.sources, p_sources),
                               'date_basis', 'limits_history')
     from (
         select l.*,
@@ -325,10 +330,10 @@ begin
            r.model_id, m.provider, r.channel, r.component, r.tier,
            trim_scale(q.usd_per_1m)::text, trim_scale(r.usd_per_1m)::text,
            publish.price_significance(q.usd_per_1m, r.usd_per_1m, r.channel, r.component, r.tier,
-                                      p.prominence, publish.corroboration(r.sources)),
+                                      p.prominence, publish.corroboration(r.sources, p_sources)),
            r.valid_from,
            jsonb_build_object('source', r.source, 'sources', r.sources,
-                              'corroboration', publish.corroboration(r.sources))
+                              'corroboration', publish.corroboration(r.sources, p_sources))
     from stage_prices as r
     join stage_prices as q
       on (q.model_id, q.channel, q.component, q.tier) = (r.model_id, r.channel, r.component, r.tier)

@@ -366,8 +366,11 @@ async fn significance_weighs_size_direction_channel_prominence_and_corroboration
          publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, 1),
          publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, 3),
          publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, null),
-         publish.corroboration('[\"genai-prices 0.2.3\", \"litellm 1.73.6\", \"litellm 1.74.12\"]'),
-         publish.corroboration(null)",
+         publish.corroboration('[\"genai-prices 0.2.3\", \"litellm 1.73.6\", \"litellm 1.74.12\"]', '[]'),
+         publish.corroboration(null, '[]'),
+         publish.corroboration('[\"litellm 1.73.6\", \"llmledger 0.2.0\"]',
+                               '[{\"id\": \"litellm\"}, {\"id\": \"llmledger\", \"derived_from\": \"litellm\"}]'),
+         publish.corroboration('[\"litellm 1.73.6\", \"llmledger 0.2.0\"]', '[{\"id\": \"llmledger\"}]')",
     )
     .await;
     let (flagship_cut, obscure_tick): (i16, i16) = (row.get(0), row.get(1));
@@ -389,6 +392,11 @@ async fn significance_weighs_size_direction_channel_prominence_and_corroboration
         (row.get(9), row.get(10));
     assert_eq!(three_releases_two_sources, Some(2), "distinct source ids");
     assert_eq!(unknown, None);
+    // A dated history of litellm's file is litellm again, where the snapshot
+    // says so; without that it is a source of its own.
+    let (derived, independent): (Option<i32>, Option<i32>) = (row.get(11), row.get(12));
+    assert_eq!(derived, Some(1), "llmledger derives from litellm");
+    assert_eq!(independent, Some(2));
 
     // On real data: every event is scored 0-100.
     publish_fixture(&db, "snapshot-a.json").await;

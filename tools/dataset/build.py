@@ -455,12 +455,14 @@ class Builder:
                 if k is None or v is None:
                     continue
                 if prev_i is None:
-                    steps.append(Step(min(starts), v))
+                    # the first known value is shown by the release that first carries it, which
+                    # may predate the series start this entry is dated by
+                    steps.append(Step(min(starts), v, srcs={f"litellm {self.releases[i][0]}"}))
                 elif v != prev_v:
                     steps.append(self.first_release_with(k, f, v, prev_i, i))
                 prev_i, prev_v = i, v
             for st, srcs in zip(steps, self.step_sources(steps, {"obs": obs})):
-                st.srcs = set(srcs)
+                st.srcs |= set(srcs)
             steps, restated = screen.restated_limits(steps)
             if restated:
                 self.quarantine((ent, ch, f, None), screen.LIMIT_RESTATED, restated)
@@ -474,8 +476,9 @@ class Builder:
             row = {f: value_at(fields[f], day) for f in LIMIT_FIELDS}
             srcs = set().union(*(st.srcs for f in LIMIT_FIELDS for st in fields[f]
                                  if st.date == day or (day == days[0] and st.date <= day)))
-            if out and all(out[-1][f] == row[f] for f in LIMIT_FIELDS):
-                continue
+            unknown = all(row[f] is None for f in LIMIT_FIELDS)
+            if unknown or (out and all(out[-1][f] == row[f] for f in LIMIT_FIELDS)):
+                continue                # unknown limits are no entry; an unchanged row is no change
             out.append({"from": day, **row, "sources": sorted(srcs)})
         for e in out:
             for f in LIMIT_FIELDS:
@@ -1244,6 +1247,8 @@ class Builder:
             rels = sorted(rels, key=lambda r: r["released"])
             out.append({"id": s["id"], "package": s["package"], "versions": [r["version"] for r in rels],
                         "license": s["license"], "released": rels[-1]["released"]})
+            if s["id"] in screen.DERIVED_FROM:
+                out[-1]["derived_from"] = screen.DERIVED_FROM[s["id"]]
         return sorted(out, key=lambda x: x["id"])
 
     def stats(self, models, prices):

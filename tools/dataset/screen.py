@@ -124,17 +124,21 @@ def routing_changes(steps):
     """On an aggregator channel, a move that one independent source alone shows is a change of
     the provider the aggregator routes to, not a price change: the newer figure is restated over
     the one before it (from that one's date, with its own sources), so no event is made of it and
-    the current price stays the newest figure. Returns (steps, restated steps)."""
-    out, removed = [], []
+    the current price stays the newest figure. Returns (steps, the source figures no longer in
+    them as given)."""
+    out = []
     for st in steps:
-        if (out and out[-1].value is not None and st.value is not None and st.value != out[-1].value
-                and len(independent_sources(st.srcs)) < 2):
-            removed.append(st)
-            prev = out[-1]
-            out[-1] = Step(prev.date, st.value, "obs", prev.exact, prev.lo, st.genai, st.srcs)
-            continue
         out.append(st)
-    return finalize(out), removed
+        # repeated: the restated figure, with only its own sources, may now be a one-source move
+        # from the figure before
+        while (len(out) > 1 and None not in (out[-2].value, out[-1].value) and out[-1].value != out[-2].value
+               and len(independent_sources(out[-1].srcs)) < 2):
+            last = out.pop()
+            prev = out[-1]
+            out[-1] = Step(prev.date, last.value, "obs", prev.exact, prev.lo, last.genai, last.srcs)
+    out = finalize(out)
+    kept = {(st.date, st.value) for st in out}
+    return out, [st for st in steps if (st.date, st.value) not in kept]
 
 
 def screen(steps, channel):

@@ -156,7 +156,18 @@ class Screens(unittest.TestCase):
         self.assertEqual(prices(kept), [("2026-09-26", "0.105")])
         self.assertEqual(kept[0].srcs, g)
         self.assertEqual([r for r, _s in removed], [screen.ROUTING])
-        self.assertEqual(len(removed[0][1]), 3)
+        self.assertEqual(prices(removed[0][1]), prices(s))
+
+    def test_a_restated_figure_is_no_one_source_move_either(self):
+        # OpenRouter mistral-nemo input: 0.019 (litellm 1.104.5), 0.029 (litellm 1.106.0 and
+        # genai-prices, 2026-10-19), 0.15 (genai-prices alone, 2026-11-03): 0.15 restated over
+        # 0.029 would be a one-source move from 0.019, so it is restated over that too
+        s = steps(("2026-09-26", "0.019"), ("2026-10-19", "0.029"), ("2026-11-03", "0.15"),
+                  srcs={"2026-09-26": {"litellm 1.104.5"}, "2026-10-19": {"litellm 1.106.0", "genai-prices 0.2.3"},
+                        "2026-11-03": {"genai-prices 0.2.3"}})
+        kept, removed = screen.routing_changes(s)
+        self.assertEqual(prices(kept), [("2026-09-26", "0.15")])
+        self.assertEqual(prices(removed), [("2026-09-26", "0.019"), ("2026-10-19", "0.029"), ("2026-11-03", "0.15")])
 
     def test_an_aggregator_move_two_sources_show_is_kept(self):
         # OpenRouter gpt-4o input 5 -> 2.5, shown by litellm and genai-prices
