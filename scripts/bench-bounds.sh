@@ -8,7 +8,8 @@
 # `pricing serve` on loopback over a throwaway embedded database
 # (target/bench-bounds, deleted first) with the response cache off, so that
 # every request of the other clients goes to the database, and prints:
-#   1. each path that takes a model id, once with a 30 KB id: status and time;
+#   1. each path that takes a model id, once with a 30 KB id, and the card
+#      with the longest id accepted (unknown: suggestions): status and time;
 #   2. other clients alone: wrk over four uncached read requests (card, list,
 #      changes, compare): requests/s, p50, p99;
 #   3. the same while BENCH_BURST (50) connections send 30 KB-id requests
@@ -86,6 +87,8 @@ once() {
         | awk -v label="$label" '{printf "| %s | %s | %.1f ms |\n", label, $1, $2 * 1000}'
 }
 once "GET /api/v1/models/{30 KB id}" "$BASE/api/v1/models/$LONG"
+# The longest id accepted, unknown: looked up, then suggested for (its first 64 characters).
+once "GET /api/v1/models/{200-character unknown id}" "$BASE/api/v1/models/openai:$(head -c 193 /dev/zero | tr '\0' o)"
 once "GET /api/v1/models/{30 KB id}/history" "$BASE/api/v1/models/$LONG/history"
 once "GET /api/v1/compare?ids=...,{30 KB id}" "$BASE/api/v1/compare?ids=$A,$LONG"
 printf '{"requests_per_month": 1000, "preset": "chatbot", "model_ids": ["%s"]}' "$LONG" >"$DATA/estimate.json"
