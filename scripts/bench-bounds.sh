@@ -64,12 +64,7 @@ stop_all() {
     wait "$SERVER" 2>/dev/null || true
 }
 trap stop_all EXIT
-for _ in $(seq 1 600); do
-    curl -sf -o /dev/null "$BASE/healthz" && break
-    kill -0 "$SERVER" 2>/dev/null || { cat "$DATA/serve.log" >&2; die "pricing serve exited"; }
-    sleep 0.1
-done
-curl -sf -o /dev/null "$BASE/healthz" || die "pricing serve did not start within 60 s (see $DATA/serve.log)"
+wait_until_serving "$BASE" "$SERVER" "$DATA/serve.log"
 
 LONG="openai:$(head -c 30000 /dev/zero | tr '\0' a)"
 A=openai:gpt-4o
