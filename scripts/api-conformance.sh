@@ -16,6 +16,15 @@
 #    response_schema_conformance, status_code_conformance and
 #    content_type_conformance, at most $CONFORMANCE_MAX_EXAMPLES (30) cases per
 #    operation, within $CONFORMANCE_TIMEOUT seconds (900). Any finding fails.
+# 6. A fuzzing pass beyond schemathesis's defaults, on a copy of the document
+#    in which every free string (path and query parameters, list items, body
+#    strings) may hold up to $FUZZ_MAX_CHARS (3000) characters of any Unicode,
+#    far past the service's limits: schemathesis generates values of every
+#    length up to that bound and past it, ASCII or not, valid and invalid
+#    (--mode all), $FUZZ_MAX_EXAMPLES (30) cases per operation, with an
+#    internal key so that no request stops at a quota; the only check is that
+#    no response is a 5xx. It prints how many requests it sent and the
+#    statuses they got.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
@@ -23,6 +32,8 @@ LIB_LOG_TAG=api-conformance
 
 IMAGE=${PRICING_TEST_PG_IMAGE:-pricing-postgres:15}
 MAX_EXAMPLES=${CONFORMANCE_MAX_EXAMPLES:-30}
+FUZZ_MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-30}
+FUZZ_MAX_CHARS=${FUZZ_MAX_CHARS:-3000}
 TIMEOUT=${CONFORMANCE_TIMEOUT:-900}
 VENV=target/py
 WORK=target/conformance
@@ -91,7 +102,7 @@ for name in snapshot-a snapshot-b; do
 done
 PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
-"$PRICING" serve --listen "127.0.0.1:$PORT" --database-url "$DATABASE_URL" >"$WORK/serve.log" 2>&1 &
+"$PRICING" serve --listen "127.0.0.1:$PORT" --database-url "$DATABASE_URL" --log-format json >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
 for i in $(seq 1 100); do
     if fetch "$BASE/healthz" >/dev/null 2>&1; then break; fi
@@ -115,3 +126,53 @@ log "schemathesis ($MAX_EXAMPLES cases per operation, at most $TIMEOUT s)"
     --report junit --report-dir . \
     --no-color)
 log "conformance: no findings"
+
+# 6. long and Unicode strings everywhere: no 5xx
+"$VENV/bin/python" - "$WORK/openapi.json" "$WORK/fuzz-openapi.json" "$FUZZ_MAX_CHARS" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+most = int(sys.argv[3])
+
+def lengthen(schema):
+    """Every plain string (no enum, no format, no pattern) up to `most` characters."""
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") == "string" and not {"enum", "format", "pattern", "$ref"} & schema.keys():
+        schema.pop("examples", None)
+        schema.pop("default", None)
+        schema["maxLength"] = most
+    for key in ("items", "additionalProperties"):
+        lengthen(schema.get(key))
+    for sub in schema.get("properties", {}).values():
+        lengthen(sub)
+
+for path in doc["paths"].values():
+    for operation in path.values():
+        if not isinstance(operation, dict):
+            continue
+        for parameter in operation.get("parameters", []):
+            if "$ref" in parameter:
+                parameter.update(doc["components"]["parameters"][parameter.pop("$ref").split("/")[-1]])
+            parameter.pop("examples", None)
+            parameter.pop("example", None)
+            lengthen(parameter.get("schema"))
+lengthen(doc["components"]["schemas"]["EstimateRequest"])
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+log "fuzzing: strings of up to $FUZZ_MAX_CHARS characters of any Unicode, valid and invalid ($FUZZ_MAX_EXAMPLES cases per operation)"
+FUZZ_KEY=$("$PRICING" keys issue --tier internal --label fuzzing --database-url "$DATABASE_URL" 2>/dev/null) \
+    || die "could not issue the fuzzing pass's key"
+LOGGED=$(wc -l <"$WORK/serve.log")
+(cd "$WORK" && timeout "$TIMEOUT" "$OLDPWD/$VENV/bin/schemathesis" run fuzz-openapi.json --url "$BASE" \
+    --header "X-API-Key: $FUZZ_KEY" \
+    --checks not_a_server_error \
+    --mode all \
+    --max-examples "$FUZZ_MAX_EXAMPLES" \
+    --generation-database none \
+    --no-color) || die "fuzzing found a server error (see above)"
+# What the server answered, from its access log (one line per request).
+tail -n +"$((LOGGED + 1))" "$WORK/serve.log" >"$WORK/fuzz.log"
+grep -o '"status":[0-9]*' "$WORK/fuzz.log" | sort | uniq -c | sort -rn \
+    | awk '{n += $1; s = s sprintf("%s x %s, ", $2, $1)} END {printf "[api-conformance] fuzzing: %d requests answered %s\n", n, s}' >&2
+if grep -q '"status":5' "$WORK/fuzz.log"; then die "fuzzing: the server answered 5xx (see $WORK/fuzz.log)"; fi
+log "fuzzing: no 5xx"

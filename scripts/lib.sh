@@ -66,3 +66,15 @@ ensure_host_postgres() {
     apt_install postgresql-15 || apt_install postgresql || true
     [ -x "$PG_BINDIR/postgres" ] || die "no $PG_BINDIR/postgres after installing PostgreSQL"
 }
+
+# wait_until_serving BASE_URL PID LOG: wait (at most 60 s) until the server
+# with process PID answers BASE_URL/healthz; die with its LOG if it exits first.
+wait_until_serving() {
+    local base=$1 pid=$2 serve_log=$3
+    for _ in $(seq 1 600); do
+        curl -sf -o /dev/null "$base/healthz" && return 0
+        kill -0 "$pid" 2>/dev/null || { cat "$serve_log" >&2; die "pricing serve exited"; }
+        sleep 0.1
+    done
+    die "pricing serve did not start within 60 s (see $serve_log)"
+}

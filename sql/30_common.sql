@@ -231,7 +231,9 @@ end
 $$;
 
 -- api._model_suggestions(text): up to 5 canonical model ids that look like the
--- text (trigram similarity over ids, names and aliases), best first.
+-- text (trigram similarity over ids, names and aliases), best first. Only the
+-- text's first 64 characters are compared (longer than any id or alias), so
+-- the cost does not grow with the input.
 create function api._model_suggestions(p_text text)
 returns jsonb
 language sql stable security definer
@@ -242,12 +244,12 @@ as $$
         select c.id, max(c.score) as score
         from (
             select m.id,
-                   greatest(public.similarity(lower(p_text), m.id), public.similarity(lower(p_text), lower(m.name)),
-                            public.word_similarity(lower(split_part(p_text, ':', 2)), m.id)) as score
-            from pricing.models as m
+                   greatest(public.similarity(t.text, m.id), public.similarity(t.text, lower(m.name)),
+                            public.word_similarity(split_part(t.text, ':', 2), m.id)) as score
+            from pricing.models as m, (select lower(left(p_text, 64)) as text) as t
             union all
-            select a.model_id, public.similarity(lower(p_text), lower(a.alias))
-            from pricing.aliases as a
+            select a.model_id, public.similarity(t.text, lower(a.alias))
+            from pricing.aliases as a, (select lower(left(p_text, 64)) as text) as t
         ) as c
         where c.score >= 0.2
         group by c.id
@@ -295,7 +297,8 @@ end
 $$;
 
 -- api._resolve_provider(slug): the slug itself when it is a provider, else
--- raises PRPNF (PROVIDER_NOT_FOUND) with did_you_mean (similar slugs and names).
+-- raises PRPNF (PROVIDER_NOT_FOUND) with did_you_mean (similar slugs and names;
+-- the slug's first 64 characters are compared, so the cost does not grow with it).
 create function api._resolve_provider(p_slug text)
 returns text
 language plpgsql stable security definer
@@ -317,9 +320,9 @@ begin
                 select coalesce(jsonb_agg(s.slug order by s.score desc, s.slug), '[]'::jsonb)
                 from (
                     select p.slug,
-                           greatest(public.similarity(lower(p_slug), p.slug),
-                                    public.similarity(lower(p_slug), lower(p.name))) as score
-                    from pricing.providers as p
+                           greatest(public.similarity(t.text, p.slug),
+                                    public.similarity(t.text, lower(p.name))) as score
+                    from pricing.providers as p, (select lower(left(p_slug, 64)) as text) as t
                     order by 2 desc, 1
                     limit 5
                 ) as s

@@ -179,8 +179,9 @@ impl Access {
 }
 
 /// The key a request carries, by precedence: `X-API-Key`, then
-/// `Authorization: Bearer`, then the `key` query parameter. An empty value
-/// counts as absent; another `Authorization` scheme is not a key.
+/// `Authorization: Bearer`, then the `key` query parameter, each read alike:
+/// surrounding spaces trimmed, an empty value counting as absent. Another
+/// `Authorization` scheme is not a key.
 pub fn credential<'a>(
     x_api_key: Option<&'a str>,
     authorization: Option<&'a str>,
@@ -190,7 +191,8 @@ pub fn credential<'a>(
         let (scheme, token) = value.trim().split_once(' ')?;
         scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
     });
-    [x_api_key.map(str::trim), bearer, query_key]
+    [x_api_key, bearer, query_key]
+        .map(|key| key.map(str::trim))
         .into_iter()
         .flatten()
         .find(|key| !key.is_empty())

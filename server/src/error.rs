@@ -6,9 +6,13 @@
 //! into the error object, e.g. `did_you_mean`) and the next step in HINT.
 //! [`ApiError::from_db`] is the table from those SQLSTATEs to the spec's codes.
 
+use std::time::Duration;
+
 use salvo::http::StatusCode;
 use salvo::prelude::{Json, Response, Scribe};
 use serde_json::{Map, Value, json};
+
+use crate::telemetry::Throttle;
 
 /// The spec's error codes (part 7), plus the service-level ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +44,8 @@ pub enum ErrorCode {
     InvalidApiKey,
     /// Plan quota or burst rate exceeded.
     RateLimited,
+    /// The request body did not arrive in time (408; the connection is closed).
+    RequestTimeout,
 }
 
 impl ErrorCode {
@@ -59,6 +65,7 @@ impl ErrorCode {
             Self::Internal => "INTERNAL",
             Self::InvalidApiKey => "INVALID_API_KEY",
             Self::RateLimited => "RATE_LIMITED",
+            Self::RequestTimeout => "REQUEST_TIMEOUT",
         }
     }
 
@@ -77,6 +84,7 @@ impl ErrorCode {
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::InvalidApiKey => StatusCode::UNAUTHORIZED,
             Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         }
     }
 
@@ -197,11 +205,23 @@ impl ApiError {
 
     /// The 503 for a database that cannot be reached or does not answer in time.
     pub fn unavailable(reason: &str) -> Self {
-        tracing::warn!(%reason, "database unavailable");
+        static LOG: Throttle = Throttle::new(Duration::from_secs(10));
+        if let Some(suppressed) = LOG.admit() {
+            tracing::warn!(%reason, suppressed, "database unavailable (logged at most once per 10 s)");
+        }
         Self::new(
             ErrorCode::ServiceUnavailable,
             "the pricing database is not reachable right now",
             "retry in a few seconds; GET /api/v1/health shows when the service is ready again",
+        )
+    }
+
+    /// The 503 for a call that ran past its statement budget (http/respond.rs).
+    pub fn over_budget(budget_ms: u32) -> Self {
+        Self::new(
+            ErrorCode::ServiceUnavailable,
+            format!("the database did not answer this request within its budget of {budget_ms} ms"),
+            "retry in a few seconds; if it keeps failing, narrow the request (fewer models, a shorter window)",
         )
     }
 
@@ -294,6 +314,10 @@ impl Scribe for ApiError {
         let _ = res.add_header("cache-control", "no-store", true);
         if self.code == ErrorCode::ServiceUnavailable {
             let _ = res.add_header("retry-after", "5", true);
+        }
+        if self.code == ErrorCode::RequestTimeout {
+            // The rest of the body may still arrive: the connection cannot be reused.
+            let _ = res.add_header("connection", "close", true);
         }
         res.render(Json(self.body()));
     }

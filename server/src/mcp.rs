@@ -20,14 +20,16 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use salvo::http::{Method, StatusCode};
+use salvo::prelude::{Depot, FlowCtrl, Json, Request, Response, Scribe, handler};
 use serde_json::{Map, Value, json};
 
 use crate::access::KeyPolicy;
 use crate::error::{ApiError, ErrorCode};
 use crate::http::limits::{McpClient, rate_limited};
-use crate::http::params::Query;
+use crate::http::params::{Query, check_model_id, shorten};
 use crate::http::respond::envelope;
-use crate::http::{AppState, OPENAPI_JSON, changes, compare, estimate, models};
+use crate::http::{AppState, OPENAPI_JSON, body, changes, compare, estimate, models};
 use crate::quota::Decision;
 
 /// One tool: its name, the endpoint it twins, and when to use it.
@@ -138,11 +140,13 @@ impl Catalog {
         let problems: Vec<String> = validator
             .iter_errors(args)
             .map(|e| {
-                let at = e.instance_path().to_string();
+                // Masked: a message names the rule broken, never the whole bad value.
+                let problem = shorten(&e.masked().to_string(), 200);
+                let at = shorten(&e.instance_path().to_string(), 100);
                 if at.is_empty() {
-                    e.to_string()
+                    problem
                 } else {
-                    format!("{at}: {e}")
+                    format!("{at}: {problem}")
                 }
             })
             .collect();
@@ -305,7 +309,7 @@ impl PricingMcp {
                     Some(Value::String(id)) => id,
                     _ => String::new(),
                 };
-                models::check_model_id(&id)?;
+                check_model_id("model_id", &id)?;
                 if tool == "pricing_get_model" {
                     models::get_model(state, &id, &Query::from_json(&rest, models::CARD_PARAMS)?)
                         .await?
@@ -334,6 +338,140 @@ impl PricingMcp {
         };
         Ok(envelope(result).body)
     }
+}
+
+/// The largest body `/mcp` reads: tool arguments are small (the estimate's
+/// body, the largest, is capped at 64 KiB on REST).
+const MAX_MCP_BODY_BYTES: usize = 256 * 1024;
+
+/// JSON-RPC 2.0 error codes.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+
+/// A JSON-RPC error answer to a message the MCP layer is not given.
+struct Refusal {
+    status: StatusCode,
+    id: Value,
+    code: i64,
+    message: String,
+}
+
+impl Refusal {
+    /// A message that is not a valid JSON-RPC request: HTTP 400 (Streamable
+    /// HTTP's answer to input it cannot accept) with an error without id.
+    fn invalid(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::BAD_REQUEST,
+            id: Value::Null,
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn render(self, res: &mut Response) {
+        res.status_code(self.status);
+        res.render(Json(json!({
+            "jsonrpc": "2.0",
+            "id": self.id,
+            "error": {"code": self.code, "message": self.message},
+        })));
+    }
+}
+
+/// What is wrong with one JSON-RPC message posted to `/mcp`, if anything
+/// the MCP layer would not answer as JSON-RPC 2.0 says it should.
+fn check_message(body: &[u8]) -> Result<(), Refusal> {
+    let message: Value = serde_json::from_slice(body).map_err(|e| {
+        Refusal::invalid(
+            PARSE_ERROR,
+            format!("parse error: the body is not JSON ({e})"),
+        )
+    })?;
+    let Value::Object(message) = message else {
+        return Err(Refusal::invalid(
+            INVALID_REQUEST,
+            "invalid request: send one JSON-RPC message, an object (batches are not supported)",
+        ));
+    };
+    if message.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(Refusal::invalid(
+            INVALID_REQUEST,
+            "invalid request: `jsonrpc` must be \"2.0\"",
+        ));
+    }
+    let Some(method) = message.get("method") else {
+        // A response to a request of the server's: the MCP layer's to judge.
+        return Ok(());
+    };
+    let Some(method) = method.as_str() else {
+        return Err(Refusal::invalid(
+            INVALID_REQUEST,
+            "invalid request: `method` must be a string",
+        ));
+    };
+    let id = match message.get("id") {
+        None => return Ok(()),
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        Some(_) => {
+            return Err(Refusal::invalid(
+                INVALID_REQUEST,
+                "invalid request: `id` must be a string or a number (MCP does not allow null)",
+            ));
+        }
+    };
+    if method == "tools/call" {
+        let params = message.get("params").and_then(Value::as_object);
+        let problem = match params {
+            None => Some("`params` must be an object with the tool's `name` and `arguments`"),
+            Some(p) if !p.get("name").is_some_and(Value::is_string) => {
+                Some("`params.name` must be the tool's name, a string")
+            }
+            Some(p) if p.get("arguments").is_some_and(|a| !a.is_object()) => {
+                Some("`params.arguments` must be an object")
+            }
+            Some(_) => None,
+        };
+        if let Some(problem) = problem {
+            return Err(Refusal {
+                status: StatusCode::OK,
+                id,
+                code: INVALID_PARAMS,
+                message: format!("invalid params: {problem}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Before `/mcp`: reads a posted body within bounds (http/body.rs) and
+/// answers what is not one valid JSON-RPC 2.0 message with the JSON-RPC
+/// error for it; the MCP layer gets the rest, body restored.
+#[handler]
+pub(crate) async fn jsonrpc_guard(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    if req.method() != Method::POST {
+        return;
+    }
+    let bytes = match body::read(req, MAX_MCP_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            err.render(res);
+            ctrl.skip_rest();
+            return;
+        }
+    };
+    if let Err(refusal) = check_message(&bytes) {
+        refusal.render(res);
+        ctrl.skip_rest();
+        return;
+    }
+    req.replace_body(salvo::http::ReqBody::Once(bytes));
+    ctrl.call_next(req, depot, res).await;
 }
 
 /// The MCP service mounted at `/mcp`: Streamable HTTP, stateless, plain JSON
@@ -476,6 +614,40 @@ mod tests {
             estimate["required"]
                 .as_array()
                 .is_some_and(|r| r.contains(&json!("requests_per_month")))
+        );
+    }
+
+    #[test]
+    fn malformed_messages_get_the_json_rpc_error_for_them() {
+        let code = |body: &str| check_message(body.as_bytes()).err().map(|r| r.code);
+        assert_eq!(code("not json"), Some(PARSE_ERROR));
+        assert_eq!(code(""), Some(PARSE_ERROR));
+        assert_eq!(
+            code(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#),
+            Some(INVALID_REQUEST)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#),
+            Some(INVALID_REQUEST)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            Some(INVALID_REQUEST)
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#),
+            Some(INVALID_PARAMS)
+        );
+        assert_eq!(
+            code(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":"{}"}}"#
+            ),
+            Some(INVALID_PARAMS)
+        );
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#), None);
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            None
         );
     }
 

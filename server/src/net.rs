@@ -1,6 +1,6 @@
 //! Client addresses: the socket peer, or `X-Forwarded-For` when the peer is a trusted proxy.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
 
 /// A CIDR block such as `10.0.0.0/8` or `::1/128`; a bare address means a single host.
@@ -70,28 +70,37 @@ impl FromStr for Cidr {
 }
 
 /// The client's address: the peer, unless the peer is a trusted proxy, in which case
-/// the right-most untrusted address of `X-Forwarded-For`.
-pub fn client_ip(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[Cidr]) -> IpAddr {
+/// the right-most untrusted address of `X-Forwarded-For` (the left-most one when
+/// every entry is trusted). An entry may carry a port (`203.0.113.9:5555`,
+/// `[2001:db8::1]:443`). `Err(entry)` when the entry that would name the client
+/// is not an address: such a request is refused, never counted as the proxy's own.
+pub fn client_ip<'h>(
+    peer: IpAddr,
+    forwarded_for: Option<&'h str>,
+    trusted: &[Cidr],
+) -> Result<IpAddr, &'h str> {
     let is_trusted = |ip: IpAddr| trusted.iter().any(|c| c.contains(ip));
     if !is_trusted(peer) {
-        return peer;
+        return Ok(peer);
     }
     let Some(header) = forwarded_for else {
-        return peer;
+        return Ok(peer);
     };
     let mut client = peer;
-    for hop in header.rsplit(',') {
-        match hop.trim().parse::<IpAddr>() {
-            Ok(ip) => {
-                client = ip;
-                if !is_trusted(ip) {
-                    break;
-                }
-            }
-            Err(_) => break,
+    for hop in header.rsplit(',').map(str::trim) {
+        client = forwarded_address(hop).ok_or(hop)?;
+        if !is_trusted(client) {
+            break;
         }
     }
-    client
+    Ok(client)
+}
+
+/// One `X-Forwarded-For` entry: an IP address, with or without a port.
+fn forwarded_address(hop: &str) -> Option<IpAddr> {
+    hop.parse::<IpAddr>()
+        .ok()
+        .or_else(|| hop.parse::<SocketAddr>().ok().map(|a| a.ip()))
 }
 
 #[cfg(test)]
@@ -123,15 +132,48 @@ mod tests {
             "10.0.0.0/8".parse().expect("cidr"),
         ];
         let xff = Some("203.0.113.9, 10.0.0.7");
-        assert_eq!(client_ip(ip("127.0.0.1"), xff, &trusted), ip("203.0.113.9"));
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), xff, &trusted),
+            Ok(ip("203.0.113.9"))
+        );
         assert_eq!(
             client_ip(ip("198.51.100.1"), xff, &trusted),
-            ip("198.51.100.1")
+            Ok(ip("198.51.100.1"))
         );
-        assert_eq!(client_ip(ip("127.0.0.1"), None, &trusted), ip("127.0.0.1"));
         assert_eq!(
-            client_ip(ip("127.0.0.1"), Some("garbage"), &trusted),
-            ip("127.0.0.1")
+            client_ip(ip("127.0.0.1"), None, &trusted),
+            Ok(ip("127.0.0.1"))
+        );
+        assert_eq!(
+            client_ip(ip("198.51.100.1"), Some("garbage"), &trusted),
+            Ok(ip("198.51.100.1"))
+        );
+    }
+
+    #[test]
+    fn a_forwarded_entry_that_is_not_an_address_is_an_error_not_the_proxy() {
+        let trusted = ["127.0.0.1".parse().expect("cidr")];
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), Some("notanip"), &trusted),
+            Err("notanip")
+        );
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), Some("1.2.3.4:5555"), &trusted),
+            Ok(ip("1.2.3.4"))
+        );
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), Some("[2001:db8::1]:443"), &trusted),
+            Ok(ip("2001:db8::1"))
+        );
+        // Only the entry that names the client matters: what a client put
+        // further left is its own claim and is not read.
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), Some("junk, 203.0.113.9"), &trusted),
+            Ok(ip("203.0.113.9"))
+        );
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), Some("203.0.113.9, "), &trusted),
+            Err("")
         );
     }
 }

@@ -152,6 +152,28 @@ fn invalid_calls() -> Vec<(Value, &'static str)> {
             "INVALID_ARGUMENT",
         ),
     ]
+    .into_iter()
+    .chain(long_inputs())
+    .collect()
+}
+
+/// Each tool with a 30 KB model id or slug: refused before any lookup.
+fn long_inputs() -> Vec<(Value, &'static str)> {
+    let id = format!("openai:{}", "a".repeat(30_000));
+    let slug = "p".repeat(30_000);
+    [
+        json!({"tool": "pricing_list_models", "arguments": {"provider": slug}}),
+        json!({"tool": "pricing_list_models", "arguments": {"query": slug}}),
+        json!({"tool": "pricing_get_model", "arguments": {"model_id": id}}),
+        json!({"tool": "pricing_price_history", "arguments": {"model_id": id}}),
+        json!({"tool": "pricing_compare", "arguments": {"ids": ["openai:o3", id]}}),
+        json!({"tool": "pricing_estimate_cost",
+               "arguments": {"requests_per_month": 1000, "preset": "chatbot", "model_ids": [id]}}),
+        json!({"tool": "pricing_recent_changes", "arguments": {"provider": slug}}),
+    ]
+    .into_iter()
+    .map(|call| (call, "INVALID_ARGUMENT"))
+    .collect()
 }
 
 /// Every tool, first with valid then with invalid arguments.
@@ -282,4 +304,48 @@ async fn rest_and_mcp_draw_on_one_budget() {
     assert_eq!(results[2]["structured"]["error"]["code"], "RATE_LIMITED");
     let res = app.get("/api/v1/models?limit=1").await;
     assert_eq!(res.status(), 429, "REST sees the budget MCP used");
+}
+
+#[tokio::test]
+async fn malformed_json_rpc_messages_get_json_rpc_errors() {
+    let (_db, app) = fixture_app().await;
+    let cases = [
+        ("not json", 400, -32700),
+        ("", 400, -32700),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, 400, -32600),
+        (r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, 400, -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            400,
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call"}"#,
+            200,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"pricing_list_models","arguments":"{}"}}"#,
+            200,
+            -32602,
+        ),
+    ];
+    for (body, status, code) in cases {
+        let res = app
+            .http
+            .post(app.url("/mcp"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body)
+            .send()
+            .await
+            .expect("post");
+        assert_eq!(res.status().as_u16(), status, "{body}");
+        let reply: Value = res.json().await.expect("a JSON-RPC answer");
+        assert_eq!(reply["jsonrpc"], "2.0", "{body}");
+        assert_eq!(reply["error"]["code"], code, "{body}: {reply}");
+        if status == 200 {
+            assert!(reply["id"].is_number(), "the request's id: {reply}");
+        }
+    }
 }

@@ -508,7 +508,7 @@ pub(super) async fn response_cache(
     ctrl: &mut FlowCtrl,
 ) {
     let cache = state(depot).cache.clone();
-    if req.method() != Method::GET || !cache.enabled() {
+    if !matches!(*req.method(), Method::GET | Method::HEAD) || !cache.enabled() {
         ctrl.call_next(req, depot, res).await;
         return;
     }

@@ -46,7 +46,7 @@ impl<'q> Filters<'q> {
                 .int("limit", 1, 100)?
                 .and_then(|n| i32::try_from(n).ok())
                 .unwrap_or(default_limit),
-            cursor: q.text("cursor"),
+            cursor: q.cursor(),
         })
     }
 

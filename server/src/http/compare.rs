@@ -25,7 +25,7 @@ pub(super) async fn compare(
 /// `api.compare` for the parameters of `GET /api/v1/compare`.
 pub async fn compare_models(state: &AppState, q: &Query) -> Result<Value, ApiError> {
     q.required("ids")?;
-    let ids = q.list("ids").unwrap_or_default();
+    let ids = q.ids("ids")?.unwrap_or_default();
     if !(2..=5).contains(&ids.len()) {
         return Err(ApiError::invalid(
             "ids",

@@ -4,7 +4,7 @@
 use salvo::prelude::*;
 
 use super::params::Query;
-use super::respond::{etag, send_cached};
+use super::respond::{call_row, etag, send_cached};
 use super::state;
 use crate::error::ApiError;
 
@@ -15,11 +15,12 @@ pub(super) async fn prices_csv(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), &[])?;
-    let client = state(depot).pool.get().await?;
-    let statement = client
-        .prepare_cached("select publish, csv from api.price_dump()")
-        .await?;
-    let row = client.query_one(&statement, &[]).await?;
+    let row = call_row(
+        state(depot),
+        "select publish, csv from api.price_dump()",
+        &[],
+    )
+    .await?;
     let publish: i64 = row.get(0);
     let csv: String = row.get(1);
     let tag = etag(publish, req.uri().path(), &q.normalized());

@@ -14,7 +14,8 @@ use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use salvo::prelude::*;
 use serde_json::{Map, Value, json};
 
-use super::params::Query;
+use super::body;
+use super::params::{Query, check_model_id, excerpt};
 use super::respond::{SCHEMA_VERSION, call_json};
 use super::{AppState, state};
 use crate::error::{ApiError, ValidationItem};
@@ -206,16 +207,13 @@ fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
-    if body.model_ids.iter().flatten().any(|s| s.contains('\0')) {
-        return Err(ApiError::invalid(
-            "model_ids",
-            "a model id in `model_ids` contains a NUL character",
-            "text without NUL characters",
-        ));
+    for id in body.model_ids.iter().flatten() {
+        check_model_id("model_ids", id)?;
     }
     if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+        let unknown = excerpt(unknown);
         return Err(ApiError::invalid(
-            unknown,
+            &unknown,
             format!(
                 "unknown body field `{unknown}`; the body takes: {}",
                 FIELDS.join(", ")
@@ -252,7 +250,7 @@ fn workload(body: &Body) -> Result<Workload, ApiError> {
                 let allowed = Preset::ALL.map(Preset::as_str).join(", ");
                 ApiError::invalid(
                     "preset",
-                    format!("`preset` must be one of {allowed}; got `{p}`"),
+                    format!("`preset` must be one of {allowed}; got `{}`", excerpt(p)),
                     &format!("one of {allowed}"),
                 )
             })
@@ -294,13 +292,11 @@ fn workload(body: &Body) -> Result<Workload, ApiError> {
 }
 
 fn is_json(req: &Request) -> bool {
-    match req
-        .headers()
+    // A body without a Content-Type is refused too (spec 4.5: application/json).
+    req.headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-    {
-        None => true,
-        Some(ct) => {
+        .is_some_and(|ct| {
             let essence = ct
                 .split(';')
                 .next()
@@ -308,8 +304,7 @@ fn is_json(req: &Request) -> bool {
                 .trim()
                 .to_ascii_lowercase();
             essence == "application/json" || essence.ends_with("+json")
-        }
-    }
+        })
 }
 
 #[handler]
@@ -327,17 +322,7 @@ pub(super) async fn estimate_cost(
             None,
         )]));
     }
-    let bytes = req
-        .payload_with_max_size(MAX_BODY_BYTES)
-        .await
-        .map_err(|_| {
-            ApiError::invalid(
-                "body",
-                format!("the body is larger than {MAX_BODY_BYTES} bytes"),
-                &format!("a JSON object of at most {MAX_BODY_BYTES} bytes"),
-            )
-        })?
-        .to_vec();
+    let bytes = body::read(req, MAX_BODY_BYTES).await?;
     let envelope = estimate_envelope(state(depot), &bytes).await?;
     let _ = res.add_header(CACHE_CONTROL, "no-store", true);
     res.render(Json(envelope));

@@ -10,6 +10,7 @@ use serde_json::json;
 use time::format_description::well_known::Rfc3339;
 
 use super::state;
+use crate::telemetry::Throttle;
 
 /// The whole health check, connection included, must finish within this.
 const HEALTH_TIMEOUT: Duration = Duration::from_millis(800);
@@ -27,7 +28,14 @@ pub(super) async fn health(depot: &mut Depot, res: &mut Response) {
                 Ok(Err(err)) => format!("{err:#}"),
                 _ => "timed out".to_owned(),
             };
-            tracing::warn!(%reason, "health: database unreachable");
+            static LOG: Throttle = Throttle::new(Duration::from_secs(10));
+            if let Some(suppressed) = LOG.admit() {
+                tracing::warn!(
+                    %reason,
+                    suppressed,
+                    "health: database unreachable (logged at most once per 10 s)"
+                );
+            }
             res.status_code(StatusCode::SERVICE_UNAVAILABLE);
             res.render(Json(
                 json!({"status": "unavailable", "db": "unreachable", "as_of": null}),

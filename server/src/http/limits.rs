@@ -15,6 +15,7 @@ use salvo::http::header::{HeaderName, HeaderValue, RETRY_AFTER};
 use salvo::prelude::*;
 use time::format_description::well_known::Rfc3339;
 
+use super::params::{KEY_PARAM, excerpt};
 use super::state;
 use crate::access::{Caller, KeyPolicy, credential_from};
 use crate::error::{ApiError, ErrorCode};
@@ -38,22 +39,35 @@ pub(super) fn is_counted(method: &Method, path: &str) -> bool {
     }
 }
 
-/// The client address (see [`crate::net::client_ip`]); `0.0.0.0` when the
-/// connection has no IP peer.
-pub(super) fn client_addr(req: &Request, trusted: &[crate::net::Cidr]) -> IpAddr {
-    let peer: Option<IpAddr> = req
-        .remote_addr()
+/// The socket peer's IP address, if the connection has one.
+pub(super) fn peer_addr(req: &Request) -> Option<IpAddr> {
+    req.remote_addr()
         .as_ipv4()
         .map(|a| (*a.ip()).into())
-        .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()));
-    let Some(peer) = peer else {
-        return Ipv4Addr::UNSPECIFIED.into();
+        .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()))
+}
+
+/// The client address (see [`crate::net::client_ip`]); `0.0.0.0` when the
+/// connection has no IP peer. `INVALID_ARGUMENT` when a trusted proxy's
+/// `X-Forwarded-For` does not name the client by an address.
+pub(super) fn client_addr(req: &Request, trusted: &[crate::net::Cidr]) -> Result<IpAddr, ApiError> {
+    let Some(peer) = peer_addr(req) else {
+        return Ok(Ipv4Addr::UNSPECIFIED.into());
     };
     let forwarded = req
         .headers()
         .get("x-forwarded-for")
         .and_then(|v| v.to_str().ok());
-    client_ip(peer, forwarded, trusted)
+    client_ip(peer, forwarded, trusted).map_err(|entry| {
+        ApiError::invalid(
+            "X-Forwarded-For",
+            format!(
+                "the X-Forwarded-For header names the client as `{}`, which is not an IP address",
+                excerpt(entry)
+            ),
+            "a list of IP addresses: the proxy in front of this service must append the client's address",
+        )
+    })
 }
 
 /// The client address of an MCP request, for its tool calls' accounting.
@@ -63,9 +77,21 @@ pub struct McpClient(pub IpAddr);
 /// Before `/mcp`: records the client address where the MCP layer finds it
 /// (the request's extensions travel with it into the MCP service).
 #[handler]
-pub(super) async fn mcp_client(req: &mut Request, depot: &mut Depot) {
-    let client = client_addr(req, &state(depot).trusted_proxies);
-    req.extensions_mut().insert(McpClient(client));
+pub(super) async fn mcp_client(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    match client_addr(req, &state(depot).trusted_proxies) {
+        Ok(client) => {
+            req.extensions_mut().insert(McpClient(client));
+        }
+        Err(err) => {
+            err.render(res);
+            ctrl.skip_rest();
+        }
+    }
 }
 
 #[handler]
@@ -79,7 +105,29 @@ pub(super) async fn rate_limit(
         return;
     }
     let state = state(depot);
-    let client = client_addr(req, &state.trusted_proxies);
+    let client = match client_addr(req, &state.trusted_proxies) {
+        Ok(client) => client,
+        Err(err) => {
+            err.render(res);
+            ctrl.skip_rest();
+            return;
+        }
+    };
+    if let Some(query) = req.uri().query()
+        && form_urlencoded::parse(query.as_bytes())
+            .filter(|(name, _)| name == KEY_PARAM)
+            .nth(1)
+            .is_some()
+    {
+        ApiError::invalid(
+            KEY_PARAM,
+            "query parameter `key` is given more than once",
+            "a single key (or send it in the X-API-Key header)",
+        )
+        .render(res);
+        ctrl.skip_rest();
+        return;
+    }
     let credential = credential_from(req.headers(), req.uri().query());
     let admission = state
         .access

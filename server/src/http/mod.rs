@@ -1,8 +1,10 @@
 //! The HTTP server: routes, shared state, access log, rate limits and error catcher.
 
+pub(crate) mod body;
 pub mod cache;
 pub(crate) mod changes;
 pub(crate) mod compare;
+mod cors;
 mod demo;
 mod dumps;
 pub(crate) mod estimate;
@@ -30,6 +32,7 @@ use salvo::catcher::Catcher;
 use salvo::conn::tcp::TcpAcceptor;
 use salvo::http::StatusCode;
 use salvo::prelude::*;
+use salvo::routing::filters::{self, Filter as _};
 
 use crate::access::{Access, Caller};
 use crate::error::{ApiError, ErrorCode};
@@ -156,23 +159,23 @@ pub fn service(state: AppState, loopback: bool) -> Service {
     // The browser calculator (web-demo/): static files, outside the API.
     let demo = demo::router(&state.demo_dir);
     let router = Router::new()
-        .push(Router::with_path("healthz").get(health::healthz))
+        .push(Router::with_path("healthz").push(read(health::healthz)))
         .push(
             Router::with_path("api/v1")
-                .push(Router::with_path("health").get(health::health))
-                .push(Router::with_path("openapi.json").get(openapi::openapi))
+                .push(Router::with_path("health").push(read(health::health)))
+                .push(Router::with_path("openapi.json").push(read(openapi::openapi)))
                 .push(
                     Router::new()
                         .hoop(cache::response_cache)
                         .push(
-                            Router::with_path("models").get(models::list).push(
+                            Router::with_path("models").push(read(models::list)).push(
                                 Router::with_path("{model_id}")
-                                    .get(models::card)
-                                    .push(Router::with_path("history").get(models::history)),
+                                    .push(read(models::card))
+                                    .push(Router::with_path("history").push(read(models::history))),
                             ),
                         )
-                        .push(Router::with_path("compare").get(compare::compare))
-                        .push(Router::with_path("changes").get(changes::changes)),
+                        .push(Router::with_path("compare").push(read(compare::compare)))
+                        .push(Router::with_path("changes").push(read(changes::changes))),
                 )
                 .push(Router::with_path("estimate").post(estimate::estimate_cost)),
         )
@@ -181,14 +184,15 @@ pub fn service(state: AppState, loopback: bool) -> Service {
                 .hoop(cache::response_cache)
                 .push(
                     Router::with_path("feeds")
-                        .push(Router::with_path("changes.xml").get(feeds::changes_xml))
-                        .push(Router::with_path("changes.json").get(feeds::changes_json)),
+                        .push(Router::with_path("changes.xml").push(read(feeds::changes_xml)))
+                        .push(Router::with_path("changes.json").push(read(feeds::changes_json))),
                 )
-                .push(Router::with_path("dumps/prices.csv").get(dumps::prices_csv)),
+                .push(Router::with_path("dumps/prices.csv").push(read(dumps::prices_csv))),
         )
         .push(
             Router::with_path("mcp")
                 .hoop(limits::mcp_client)
+                .hoop(crate::mcp::jsonrpc_guard)
                 .goal(TowerServiceCompat::<salvo::http::ReqBody, _, _, _>::compat(
                     crate::mcp::streamable_http(state.clone(), loopback),
                 )),
@@ -197,8 +201,15 @@ pub fn service(state: AppState, loopback: bool) -> Service {
     Service::new(router)
         .hoop(affix_state::inject(Arc::new(state)))
         .hoop(access_log)
+        .hoop(cors::cors)
         .hoop(limits::rate_limit)
         .catcher(Catcher::new(json_errors))
+}
+
+/// A read route: GET, and HEAD with the same handler (salvo sends a HEAD
+/// answer's headers without its body).
+fn read<H: Handler>(goal: H) -> Router {
+    Router::with_filter(filters::get().or(filters::head())).goal(goal)
 }
 
 fn state(depot: &Depot) -> &AppState {
@@ -207,6 +218,10 @@ fn state(depot: &Depot) -> &AppState {
         .get_typed::<Arc<AppState>>()
         .unwrap_or_else(|_| unreachable!("AppState is injected for every route"))
 }
+
+/// How much of a request's path and of its query the access log keeps, in
+/// characters: a line stays short whatever the client sends.
+const MAX_LOGGED_CHARS: usize = 256;
 
 /// Logs one line per request. Keys never reach the log: the `key` query
 /// parameter is redacted and a caller is named by its key's prefix only.
@@ -217,13 +232,17 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
     if !tracing::enabled!(tracing::Level::INFO) {
         return;
     }
-    let client = limits::client_addr(req, &state(depot).trusted_proxies);
+    // A request refused for its X-Forwarded-For is logged with its peer.
+    let client = limits::client_addr(req, &state(depot).trusted_proxies)
+        .ok()
+        .or_else(|| limits::peer_addr(req))
+        .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into());
     let caller = depot.get_typed::<Caller>().ok().map(Caller::log_name);
     let query = redact_query(req.uri().query().unwrap_or(""));
     tracing::info!(
         method = %req.method(),
-        path = %req.uri().path(),
-        query = %query,
+        path = %params::shorten(req.uri().path(), MAX_LOGGED_CHARS),
+        query = %params::shorten(&query, MAX_LOGGED_CHARS),
         status = res.status_code.unwrap_or(StatusCode::OK).as_u16(),
         micros = started.elapsed().as_micros() as u64,
         client = %client,
@@ -264,13 +283,17 @@ async fn json_errors(req: &Request, res: &mut Response, ctrl: &mut FlowCtrl) {
     let error = match status {
         StatusCode::NOT_FOUND => ApiError::new(
             ErrorCode::NotFound,
-            format!("no such path: {}", req.uri().path()),
+            format!("no such path: {}", params::excerpt(req.uri().path())),
             "see GET /api/v1/openapi.json for the paths this service serves",
         ),
         StatusCode::METHOD_NOT_ALLOWED => ApiError::new(
             ErrorCode::MethodNotAllowed,
-            format!("{} is not allowed on {}", req.method(), req.uri().path()),
-            "use GET (or POST for /api/v1/estimate)",
+            format!(
+                "{} is not allowed on {}",
+                req.method(),
+                params::excerpt(req.uri().path())
+            ),
+            "use GET or HEAD (or POST for /api/v1/estimate)",
         ),
         _ if status.is_server_error() => ApiError::new(
             ErrorCode::Internal,

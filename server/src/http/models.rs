@@ -5,7 +5,7 @@
 use salvo::prelude::*;
 use serde_json::Value;
 
-use super::params::Query;
+use super::params::{MAX_QUERY_CHARS, Query, check_model_id};
 use super::respond::{call_json, send_envelope};
 use super::vocab::{CHANNELS, COMPONENTS, GRANULARITIES, INCLUDES, MODALITIES, SORTS, STATUSES};
 use super::{AppState, state};
@@ -35,9 +35,6 @@ pub const HISTORY_PARAMS: &[&str] = &[
     "cursor",
 ];
 
-/// The longest free-text query accepted.
-const MAX_QUERY_CHARS: usize = 200;
-
 fn to_i32(v: Option<i64>) -> Option<i32> {
     v.and_then(|n| i32::try_from(n).ok())
 }
@@ -55,14 +52,7 @@ pub(super) async fn list(
 
 /// `api.list_models` for the parameters of `GET /api/v1/models`.
 pub async fn list_models(state: &AppState, q: &Query) -> Result<Value, ApiError> {
-    let text = q.text("query");
-    if text.is_some_and(|t| t.chars().count() > MAX_QUERY_CHARS) {
-        return Err(ApiError::invalid(
-            "query",
-            format!("`query` is longer than {MAX_QUERY_CHARS} characters"),
-            &format!("text of at most {MAX_QUERY_CHARS} characters"),
-        ));
-    }
+    let text = q.text("query", MAX_QUERY_CHARS)?;
     let provider = q.name("provider", "a provider slug such as openai")?;
     let modality = q.one_of("modality", MODALITIES)?;
     let status = q.one_of("status", STATUSES)?;
@@ -71,7 +61,7 @@ pub async fn list_models(state: &AppState, q: &Query) -> Result<Value, ApiError>
     let max_input_price = q.decimal("max_input_price")?;
     let sort = q.one_of("sort", SORTS)?;
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(20);
-    let cursor = q.text("cursor");
+    let cursor = q.cursor();
     let as_of = q.date("as_of")?;
     call_json(
         state,
@@ -96,20 +86,8 @@ pub async fn list_models(state: &AppState, q: &Query) -> Result<Value, ApiError>
 
 fn model_id(req: &Request) -> Result<String, ApiError> {
     let id = req.param::<String>("model_id").unwrap_or_default();
-    check_model_id(&id)?;
+    check_model_id("model_id", &id)?;
     Ok(id)
-}
-
-/// A model id (path parameter) is any text without NUL characters.
-pub fn check_model_id(id: &str) -> Result<(), ApiError> {
-    if id.contains('\0') {
-        return Err(ApiError::invalid(
-            "model_id",
-            "`model_id` contains a NUL character",
-            "a model id such as openai:gpt-4o",
-        ));
-    }
-    Ok(())
 }
 
 #[handler]
@@ -156,7 +134,7 @@ pub async fn model_history(state: &AppState, id: &str, q: &Query) -> Result<Valu
     let until = q.date("until")?;
     let granularity = q.one_of("granularity", GRANULARITIES)?;
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(50);
-    let cursor = q.text("cursor");
+    let cursor = q.cursor();
     call_json(
         state,
         "select api.model_history($1::text, $2::text, $3::text, $4::date, $5::date, $6::text, \

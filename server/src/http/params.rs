@@ -7,6 +7,11 @@
 //! "not given". A value that does not parse as its type (`limit=abc`,
 //! `since=yesterday`) is a 422 with `detail`; a value that parses but lies
 //! outside its enum or range is a 400 `INVALID_ARGUMENT`.
+//!
+//! Every value has a maximum length (docs/api.md, "Limits"), checked here
+//! before anything else looks at it, so that no input costs more than a short
+//! one; error messages quote at most a short prefix of a bad value
+//! ([`excerpt`]).
 
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
@@ -17,6 +22,69 @@ use crate::error::{ApiError, ErrorCode, ValidationItem};
 
 /// The API key parameter (spec part 5): accepted on every `/api/v1` endpoint.
 pub const KEY_PARAM: &str = "key";
+
+/// The longest model id or alias (path, `ids`, `model_ids`), in characters.
+pub const MAX_ID_CHARS: usize = 200;
+/// The longest provider slug or benchmark name, in characters.
+pub const MAX_SLUG_CHARS: usize = 64;
+/// The longest free-text `query`, in characters.
+pub const MAX_QUERY_CHARS: usize = 200;
+/// The longest value of any parameter (a cursor is the longest kind), in characters.
+pub const MAX_VALUE_CHARS: usize = 2048;
+/// How much of a bad value an error message quotes, in characters.
+const EXCERPT_CHARS: usize = 40;
+
+/// Whether `v` has more than `max` characters; its cost does not grow past `max`.
+pub fn too_long(v: &str, max: usize) -> bool {
+    v.len() > max && v.chars().nth(max).is_some()
+}
+
+/// A bad value as an error message quotes it: at most its first 40 characters.
+pub fn excerpt(v: &str) -> String {
+    shorten(v, EXCERPT_CHARS)
+}
+
+/// `v` cut to its first `max` characters, saying how long it was.
+pub fn shorten(v: &str, max: usize) -> String {
+    match v.char_indices().nth(max) {
+        None => v.to_owned(),
+        Some((end, _)) => format!("{}... ({} characters)", &v[..end], v.chars().count()),
+    }
+}
+
+/// `INVALID_ARGUMENT` for a value longer than `max` characters.
+pub fn check_length(parameter: &str, v: &str, max: usize, what: &str) -> Result<(), ApiError> {
+    if too_long(v, max) {
+        return Err(ApiError::invalid(
+            parameter,
+            format!(
+                "`{parameter}` is longer than {max} characters: `{}`",
+                excerpt(v)
+            ),
+            &format!("{what} of at most {max} characters"),
+        ));
+    }
+    Ok(())
+}
+
+/// A model id or alias (path parameter, an entry of `ids` or `model_ids`):
+/// text of at most [`MAX_ID_CHARS`] characters without NUL characters.
+pub fn check_model_id(parameter: &str, id: &str) -> Result<(), ApiError> {
+    check_length(
+        parameter,
+        id,
+        MAX_ID_CHARS,
+        "a model id such as openai:gpt-4o",
+    )?;
+    if id.contains('\0') {
+        return Err(ApiError::invalid(
+            parameter,
+            format!("`{parameter}` contains a NUL character"),
+            "a model id such as openai:gpt-4o",
+        ));
+    }
+    Ok(())
+}
 
 /// The decoded query string of one request.
 #[derive(Debug, Default)]
@@ -33,6 +101,7 @@ impl Query {
             if name != KEY_PARAM && !allowed.contains(&name.as_ref()) {
                 return Err(unknown_parameter(&name, allowed));
             }
+            check_length(&name, &value, MAX_VALUE_CHARS, "a value")?;
             if value.contains('\0') {
                 return Err(ApiError::invalid(
                     &name,
@@ -87,12 +156,23 @@ impl Query {
             .map(|(_, v)| v.as_str())
     }
 
-    /// Free text or a cursor: `None` when absent or empty.
-    pub fn text(&self, name: &str) -> Option<&str> {
-        self.raw(name).filter(|v| !v.is_empty())
+    /// Free text of at most `max` characters: `None` when absent or empty.
+    pub fn text(&self, name: &str, max: usize) -> Result<Option<&str>, ApiError> {
+        let text = self.raw(name).filter(|v| !v.is_empty());
+        if let Some(v) = text {
+            check_length(name, v, max, "text")?;
+        }
+        Ok(text)
     }
 
-    /// A name such as a provider slug: present means non-empty.
+    /// A cursor: `None` when absent or empty.
+    pub fn cursor(&self) -> Option<&str> {
+        // Query::parse bounds every value by the length of the longest cursor.
+        self.raw("cursor").filter(|v| !v.is_empty())
+    }
+
+    /// A name such as a provider slug: present means non-empty, and at most
+    /// [`MAX_SLUG_CHARS`] characters.
     pub fn name(&self, name: &str, what: &str) -> Result<Option<&str>, ApiError> {
         match self.raw(name) {
             Some("") => Err(ApiError::invalid(
@@ -100,7 +180,11 @@ impl Query {
                 format!("`{name}` is empty"),
                 &format!("{what}, or leave `{name}` out"),
             )),
-            other => Ok(other),
+            Some(v) => {
+                check_length(name, v, MAX_SLUG_CHARS, what)?;
+                Ok(Some(v))
+            }
+            None => Ok(None),
         }
     }
 
@@ -111,7 +195,11 @@ impl Query {
             Some(v) if allowed.contains(&v) => Ok(Some(v)),
             Some(v) => Err(ApiError::invalid(
                 name,
-                format!("`{name}` must be one of {}; got `{v}`", allowed.join(", ")),
+                format!(
+                    "`{name}` must be one of {}; got `{}`",
+                    allowed.join(", "),
+                    excerpt(v)
+                ),
                 &format!("one of {}", allowed.join(", ")),
             )),
         }
@@ -140,7 +228,7 @@ impl Query {
             Ok(n) if (min..=max).contains(&n) => Ok(Some(n)),
             _ => Err(ApiError::invalid(
                 name,
-                format!("`{name}` must be {allowed}; got {v}"),
+                format!("`{name}` must be {allowed}; got {}", excerpt(v)),
                 &allowed,
             )),
         }
@@ -191,38 +279,64 @@ impl Query {
             )),
             Some(d) if d.is_sign_negative() && !d.is_zero() => Err(ApiError::invalid(
                 name,
-                format!("`{name}` must be a decimal >= 0; got {v}"),
+                format!("`{name}` must be a decimal >= 0; got {}", excerpt(v)),
                 "a decimal string >= 0, e.g. 2.5",
             )),
             Some(d) => Ok(Some(d)),
         }
     }
 
-    /// A comma-separated list; empty items are dropped.
-    pub fn list(&self, name: &str) -> Option<Vec<String>> {
-        self.raw(name).map(|v| {
-            v.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect()
-        })
+    /// A comma-separated list of model ids (each checked by [`check_model_id`]).
+    pub fn ids(&self, name: &str) -> Result<Option<Vec<String>>, ApiError> {
+        let what = "a comma-separated list of model ids";
+        let Some(items) = self.list(name, what)? else {
+            return Ok(None);
+        };
+        for id in &items {
+            check_model_id(name, id)?;
+        }
+        Ok(Some(items))
     }
 
     /// A comma-separated list whose items must all be in `allowed`.
     pub fn list_of(&self, name: &str, allowed: &[&str]) -> Result<Option<Vec<String>>, ApiError> {
-        let Some(items) = self.list(name) else {
+        let what = format!("a comma-separated list of {}", allowed.join(", "));
+        let Some(items) = self.list(name, &what)? else {
             return Ok(None);
         };
         if let Some(bad) = items.iter().find(|i| !allowed.contains(&i.as_str())) {
             return Err(ApiError::invalid(
                 name,
-                format!(
-                    "`{name}` takes a comma-separated list of {}; got `{bad}`",
-                    allowed.join(", ")
-                ),
-                &format!("a comma-separated list of {}", allowed.join(", ")),
+                format!("`{name}` takes {what}; got `{}`", excerpt(bad)),
+                &what,
             ));
+        }
+        Ok(Some(items))
+    }
+
+    /// A comma-separated list (items trimmed); an empty or repeated item is
+    /// `INVALID_ARGUMENT`, and so is an empty value.
+    fn list(&self, name: &str, what: &str) -> Result<Option<Vec<String>>, ApiError> {
+        let Some(v) = self.raw(name) else {
+            return Ok(None);
+        };
+        let mut items: Vec<String> = Vec::new();
+        for item in v.split(',').map(str::trim) {
+            if item.is_empty() {
+                return Err(ApiError::invalid(
+                    name,
+                    format!("`{name}` has an empty entry"),
+                    what,
+                ));
+            }
+            if items.iter().any(|i| i == item) {
+                return Err(ApiError::invalid(
+                    name,
+                    format!("`{name}` lists `{}` more than once", excerpt(item)),
+                    &format!("{what}, each once"),
+                ));
+            }
+            items.push(item.to_owned());
         }
         Ok(Some(items))
     }
@@ -255,6 +369,7 @@ fn unknown_parameter(name: &str, allowed: &[&str]) -> ApiError {
     let mut known: Vec<&str> = allowed.to_vec();
     known.push(KEY_PARAM);
     let known = known.join(", ");
+    let name = excerpt(name);
     ApiError::new(
         ErrorCode::InvalidArgument,
         format!("unknown query parameter `{name}`; this endpoint takes: {known}"),
@@ -269,7 +384,7 @@ fn unparsable(name: &str, value: &str, kind: &'static str, msg: &str) -> ApiErro
         loc: vec![json!("query"), json!(name)],
         msg: msg.to_owned(),
         kind,
-        input: Some(Value::String(value.to_owned())),
+        input: Some(Value::String(excerpt(value))),
         ctx: None,
     }])
 }
@@ -365,7 +480,7 @@ mod tests {
                 .code(),
             ErrorCode::InvalidArgument
         );
-        assert_eq!(query.text("query"), None);
+        assert_eq!(query.text("query", MAX_QUERY_CHARS).expect("empty"), None);
         assert_eq!(
             query.int("limit", 1, 100).expect_err("empty").code(),
             ErrorCode::ValidationFailed
@@ -375,9 +490,58 @@ mod tests {
             ErrorCode::InvalidArgument
         );
         assert_eq!(
-            query.list("ids"),
+            query.ids("ids").expect_err("empty entry").code(),
+            ErrorCode::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn lists_refuse_empty_and_repeated_entries() {
+        let query = q(
+            "ids=a,%20b%20,c&metrics=price_input,price_input&include=",
+            &["ids", "metrics", "include"],
+        );
+        assert_eq!(
+            query.ids("ids").expect("ids"),
             Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()])
         );
+        let twice = query
+            .list_of("metrics", &["price_input"])
+            .expect_err("repeated");
+        assert_eq!(twice.code(), ErrorCode::InvalidArgument);
+        assert_eq!(
+            query
+                .list_of("include", &["pricing"])
+                .expect_err("empty value")
+                .code(),
+            ErrorCode::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn long_values_are_refused_and_quoted_by_a_short_prefix() {
+        let long = "a".repeat(30_000);
+        let err = Query::parse(Some(&format!("sort={long}")), &["sort"]).expect_err("too long");
+        assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        let body = err.body().to_string();
+        assert!(body.len() < 1_000, "{body}");
+        assert!(body.contains("30000 characters"), "{body}");
+        let err = Query::parse(Some(&format!("{long}=1")), &["sort"]).expect_err("unknown");
+        assert!(err.body().to_string().len() < 1_000);
+        let id = "b".repeat(MAX_ID_CHARS + 1);
+        let query = q(&format!("ids=x,{id}&provider={id}"), &["ids", "provider"]);
+        assert_eq!(
+            query.ids("ids").expect_err("long id").code(),
+            ErrorCode::InvalidArgument
+        );
+        assert_eq!(
+            query.name("provider", "a slug").expect_err("long").code(),
+            ErrorCode::InvalidArgument
+        );
+        assert!(check_model_id("model_id", &"c".repeat(MAX_ID_CHARS)).is_ok());
+        assert_eq!(excerpt("short"), "short");
+        assert!(too_long(&"é".repeat(MAX_SLUG_CHARS + 1), MAX_SLUG_CHARS));
+        assert!(!too_long(&"é".repeat(MAX_SLUG_CHARS), MAX_SLUG_CHARS));
     }
 
     #[test]

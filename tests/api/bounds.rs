@@ -1,0 +1,413 @@
+//! Bounded cost per request: inputs too long to be real are refused where
+//! parameters are parsed, before any database work; a call stuck in the
+//! database is cut by its statement budget and fails alone; slow bodies are
+//! cut with 408; lists, keys and X-Forwarded-For are read strictly; HEAD,
+//! OPTIONS and CORS answer on every read route. (The figures under a burst of
+//! such requests come from scripts/bench-bounds.sh, not from timed tests.)
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+use crate::helpers::{AppOptions, TestApp, data_app_with, enc, fixture_app};
+use crate::keys::issue;
+
+/// A model id of 30 KB, as a hostile client sends it.
+fn long_id() -> String {
+    format!("openai:{}", "a".repeat(30_000))
+}
+
+/// The error of a refusal that must be short: the code, and no echo of the
+/// whole value.
+fn assert_short_refusal(path: &str, status: u16, body: &str) {
+    assert_eq!(status, 400, "{}: {body}", &path[..path.len().min(80)]);
+    let json: Value = serde_json::from_str(body).expect("JSON error");
+    assert_eq!(json["error"]["code"], "INVALID_ARGUMENT", "{body}");
+    assert!(body.len() < 1_000, "a short body, got {} bytes", body.len());
+}
+
+#[tokio::test]
+async fn a_30_kb_model_id_is_refused_on_every_path_that_takes_one() {
+    let (_db, app) = fixture_app().await;
+    let id = long_id();
+    let slug = "p".repeat(30_000);
+    for path in [
+        format!("/api/v1/models/{id}"),
+        format!("/api/v1/models/{id}/history"),
+        format!("/api/v1/compare?ids=openai:o3,{id}"),
+        format!("/api/v1/models?provider={slug}"),
+        format!("/api/v1/models?query={slug}"),
+        format!("/api/v1/changes?provider={slug}"),
+        format!("/api/v1/compare?ids=openai:o3,openai:gpt-4.1&benchmark={slug}"),
+        format!("/api/v1/models?cursor={slug}"),
+        format!("/api/v1/models?sort={slug}"),
+        format!("/api/v1/models?{slug}=1"),
+    ] {
+        let reply = app.call(&path).await;
+        assert_short_refusal(&path, reply.status, &reply.text);
+    }
+    let reply = app
+        .post_json(
+            "/api/v1/estimate",
+            &json!({"requests_per_month": 1000, "preset": "chatbot", "model_ids": [id]})
+                .to_string(),
+        )
+        .await;
+    assert_short_refusal("/api/v1/estimate", reply.status, &reply.text);
+    // The longest id accepted is still looked up (and suggested for).
+    let reply = app
+        .call(&format!("/api/v1/models/openai:{}", "o".repeat(193)))
+        .await
+        .expect(404);
+    assert_eq!(reply.error_code(), "MODEL_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn messages_quote_a_short_prefix_of_a_bad_value() {
+    let (_db, app) = fixture_app().await;
+    let bad = format!("cheapest{}", "x".repeat(500));
+    let reply = app
+        .call(&format!("/api/v1/models?sort={bad}"))
+        .await
+        .expect(400);
+    let message = reply.json()["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(message.contains("cheapestxxx"), "{message}");
+    assert!(message.contains("508 characters"), "{message}");
+    assert!(message.len() < 300, "{message}");
+    let missing = app
+        .get(&format!("/api/v1/nothing/{}", "y".repeat(5_000)))
+        .await;
+    assert_eq!(missing.status(), 404);
+    let text = missing.text().await.expect("body");
+    assert!(text.len() < 1_000, "{text}");
+}
+
+#[tokio::test]
+async fn list_parameters_refuse_empty_and_repeated_entries() {
+    let (_db, app) = fixture_app().await;
+    for path in [
+        "/api/v1/compare?ids=openai:o3,,openai:gpt-4.1",
+        "/api/v1/compare?ids=openai:o3,openai:gpt-4.1&metrics=price_input,price_input",
+        "/api/v1/compare?ids=openai:o3,openai:gpt-4.1&metrics=",
+        "/api/v1/models/openai:o3?include=pricing,,aliases",
+        "/api/v1/models/openai:o3?include=",
+    ] {
+        let reply = app.call(path).await.expect(400);
+        assert_eq!(reply.error_code(), "INVALID_ARGUMENT", "{path}");
+        assert!(
+            reply.json()["error"]["parameter"].is_string(),
+            "{path}: {}",
+            reply.text
+        );
+    }
+    app.call("/api/v1/compare?ids=openai:o3,%20openai:gpt-4.1&metrics=price_input")
+        .await
+        .expect(200);
+}
+
+#[tokio::test]
+async fn a_key_is_read_alike_in_the_query_and_the_headers_and_only_once() {
+    let (db, app) = fixture_app().await;
+    let key = issue(&db, "free").await;
+    let padded = app
+        .call(&format!(
+            "/api/v1/models?limit=1&key={}",
+            enc(&format!(" {key} "))
+        ))
+        .await
+        .expect(200);
+    assert_eq!(padded.header("x-ratelimit-limit"), Some("1000"));
+    let header = app
+        .call_with(
+            "/api/v1/models?limit=1",
+            &[("X-API-Key", &format!(" {key} "))],
+        )
+        .await
+        .expect(200);
+    assert_eq!(header.header("x-ratelimit-limit"), Some("1000"));
+    let twice = app
+        .call(&format!("/api/v1/changes?key={key}&key={key}"))
+        .await
+        .expect(400);
+    assert_eq!(twice.error_code(), "INVALID_ARGUMENT");
+    assert_eq!(twice.json()["error"]["parameter"], "key");
+}
+
+/// Every GET route, with a query where it needs one.
+const READ_ROUTES: &[&str] = &[
+    "/healthz",
+    "/api/v1/health",
+    "/api/v1/openapi.json",
+    "/api/v1/models?limit=2",
+    "/api/v1/models/openai:o3",
+    "/api/v1/models/openai:o3/history",
+    "/api/v1/compare?ids=openai:o3,openai:gpt-4.1",
+    "/api/v1/changes",
+    "/feeds/changes.xml",
+    "/feeds/changes.json",
+    "/dumps/prices.csv",
+];
+
+#[tokio::test]
+async fn head_and_options_answer_on_every_read_route_with_cors_headers() {
+    let (_db, app) = fixture_app().await;
+    for path in READ_ROUTES {
+        let get = app.get(path).await;
+        assert_eq!(get.status(), 200, "GET {path}");
+        assert_eq!(
+            get.headers()["access-control-allow-origin"],
+            "*",
+            "GET {path}"
+        );
+        let content_type = get.headers()["content-type"].clone();
+        let head = app.http.head(app.url(path)).send().await.expect("HEAD");
+        assert_eq!(head.status(), 200, "HEAD {path}");
+        assert_eq!(head.headers()["content-type"], content_type, "HEAD {path}");
+        assert_eq!(head.headers()["access-control-allow-origin"], "*");
+        assert!(head.bytes().await.expect("body").is_empty(), "HEAD {path}");
+
+        let preflight = app
+            .http
+            .request(reqwest::Method::OPTIONS, app.url(path))
+            .header("Origin", "https://example.org")
+            .header("Access-Control-Request-Method", "GET")
+            .header("Access-Control-Request-Headers", "x-api-key")
+            .send()
+            .await
+            .expect("OPTIONS");
+        assert_eq!(preflight.status(), 204, "OPTIONS {path}");
+        let h = preflight.headers();
+        assert_eq!(h["access-control-allow-origin"], "*");
+        let methods = h["access-control-allow-methods"].to_str().unwrap_or("");
+        assert!(
+            methods.contains("GET") && methods.contains("HEAD"),
+            "{methods}"
+        );
+        let allowed = h["access-control-allow-headers"]
+            .to_str()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        assert!(allowed.contains("x-api-key"), "{allowed}");
+        assert!(h.contains_key("access-control-max-age"));
+    }
+    // Errors carry CORS too, and expose the rate-limit headers to scripts.
+    let missing = app.get("/api/v1/nothing").await;
+    assert_eq!(missing.status(), 404);
+    assert_eq!(missing.headers()["access-control-allow-origin"], "*");
+    let exposed = missing.headers()["access-control-expose-headers"]
+        .to_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(exposed.contains("X-RateLimit-Remaining"), "{exposed}");
+}
+
+#[tokio::test]
+async fn preflights_are_not_counted_against_quotas() {
+    let (_db, app) = fixture_app().await;
+    let remaining = |res: &reqwest::Response| -> u64 {
+        res.headers()["x-ratelimit-remaining"]
+            .to_str()
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .expect("remaining")
+    };
+    let before = remaining(&app.get("/api/v1/changes").await);
+    for _ in 0..3 {
+        let preflight = app
+            .http
+            .request(reqwest::Method::OPTIONS, app.url("/api/v1/changes"))
+            .header("Origin", "https://example.org")
+            .header("Access-Control-Request-Method", "GET")
+            .send()
+            .await
+            .expect("OPTIONS");
+        assert_eq!(preflight.status(), 204);
+        assert!(!preflight.headers().contains_key("x-ratelimit-remaining"));
+    }
+    let after = remaining(&app.get("/api/v1/changes").await);
+    assert_eq!(after, before - 1, "only the two GETs were counted");
+}
+
+#[tokio::test]
+async fn an_estimate_needs_a_json_content_type() {
+    let (_db, app) = fixture_app().await;
+    let body = json!({"requests_per_month": 1000, "preset": "chatbot"}).to_string();
+    for content_type in [None, Some("text/plain")] {
+        let mut request = app
+            .http
+            .post(app.url("/api/v1/estimate"))
+            .body(body.clone());
+        if let Some(ct) = content_type {
+            request = request.header("content-type", ct);
+        }
+        let reply = app.send("POST", "/api/v1/estimate", request).await;
+        assert_eq!(reply.status, 422, "{content_type:?}: {}", reply.text);
+    }
+    app.post_json("/api/v1/estimate", &body).await.expect(200);
+}
+
+/// Sends `head` (and whatever follows it) on a raw connection and reads the
+/// answer until the server closes it, within `bound`.
+async fn raw_exchange(app: &TestApp, head: &str, bound: Duration) -> String {
+    let mut stream = tokio::net::TcpStream::connect(app.addr)
+        .await
+        .expect("connect");
+    stream.write_all(head.as_bytes()).await.expect("write");
+    let mut answer = Vec::new();
+    tokio::time::timeout(bound, stream.read_to_end(&mut answer))
+        .await
+        .expect("the server answers and closes within the bound")
+        .expect("read");
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[tokio::test]
+async fn a_stalled_body_is_cut_with_408_and_the_connection_closed() {
+    let (_db, app) = fixture_app().await;
+    // Ten of the hundred bytes announced, then nothing.
+    let head = format!(
+        "POST /api/v1/estimate HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"requests",
+        app.addr
+    );
+    let answer = raw_exchange(&app, &head, Duration::from_secs(20)).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("REQUEST_TIMEOUT"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_malformed_chunked_body_gets_its_own_message() {
+    let (_db, app) = fixture_app().await;
+    let head = format!(
+        "POST /api/v1/estimate HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n",
+        app.addr
+    );
+    let answer = raw_exchange(&app, &head, Duration::from_secs(20)).await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("chunked"), "{answer}");
+    assert!(!answer.contains("larger than"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_forwarded_client_that_is_not_an_address_is_refused_not_pooled_with_the_proxy() {
+    let db = crate::helpers::TestDb::new().await;
+    crate::helpers::publish_fixture(&db, "snapshot-b.json").await;
+    let app = data_app_with(
+        &db,
+        AppOptions {
+            trusted_proxies: vec!["127.0.0.1".parse().expect("cidr")],
+            ..AppOptions::default()
+        },
+    )
+    .await;
+    let refused = app
+        .call_with("/api/v1/changes", &[("X-Forwarded-For", "notanip")])
+        .await
+        .expect(400);
+    assert_eq!(refused.json()["error"]["parameter"], "X-Forwarded-For");
+    app.call_with(
+        "/api/v1/changes",
+        &[("X-Forwarded-For", "203.0.113.7:5555")],
+    )
+    .await
+    .expect(200);
+    // The proxy's own budget holds only the test's fetch of openapi.json.
+    let windows: Vec<(String, i32)> = db
+        .client()
+        .await
+        .query(
+            "select subject, used from pricing.quota_windows order by subject",
+            &[],
+        )
+        .await
+        .expect("windows")
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(
+        windows,
+        vec![
+            ("ip:127.0.0.1".to_owned(), 1),
+            ("ip:203.0.113.7".to_owned(), 1)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_call_over_its_statement_budget_fails_alone_and_health_stays_up() {
+    let (db, app) = fixture_app().await;
+    let mut owner = db.client().await;
+    let lock = owner.transaction().await.expect("begin");
+    lock.batch_execute("lock table pricing.model_listing in access exclusive mode")
+        .await
+        .expect("lock the listing");
+    let stuck = app.call("/api/v1/models?limit=2").await.expect(503);
+    assert_eq!(stuck.error_code(), "SERVICE_UNAVAILABLE");
+    assert!(stuck.text.contains("budget of 500 ms"), "{}", stuck.text);
+    app.call("/api/v1/health").await.expect(200);
+    app.call("/api/v1/changes?limit=2").await.expect(200);
+    lock.rollback().await.expect("unlock");
+    app.call("/api/v1/models?limit=2").await.expect(200);
+}
+
+#[tokio::test]
+async fn suggestions_read_only_the_first_64_characters_of_an_unknown_id() {
+    let (db, _app) = fixture_app().await;
+    let client = db.client().await;
+    let prefix = format!("openai:o3{}", "-".repeat(55));
+    let row = client
+        .query_one(
+            "select api._model_suggestions($1) = api._model_suggestions($1 || repeat('z', 100000))",
+            &[&prefix],
+        )
+        .await
+        .expect("suggestions");
+    assert!(row.get::<_, bool>(0));
+}
+
+#[tokio::test]
+async fn a_free_key_is_charged_for_every_request_admitted_beside_a_burst_of_long_ids() {
+    let (db, app) = fixture_app().await;
+    let key = issue(&db, "free").await;
+    let app = std::sync::Arc::new(app);
+    let id = std::sync::Arc::new(long_id());
+    let burst: Vec<_> = (0..50)
+        .map(|_| {
+            let (app, id) = (app.clone(), id.clone());
+            tokio::spawn(async move { app.get(&format!("/api/v1/models/{id}")).await.status() })
+        })
+        .collect();
+    let mut admitted = 0;
+    for i in 0..5 {
+        let res = app
+            .http
+            .get(app.url(&format!("/api/v1/models?limit={}", i + 1)))
+            .header("X-API-Key", &key)
+            .send()
+            .await
+            .expect("request");
+        if res.status() == 200 {
+            admitted += 1;
+        }
+    }
+    for handle in burst {
+        assert_eq!(handle.await.expect("burst request"), 400);
+    }
+    let used: i32 = db
+        .client()
+        .await
+        .query_one(
+            "select coalesce(sum(used), 0)::int4 from pricing.quota_windows where subject like 'key:%'",
+            &[],
+        )
+        .await
+        .expect("used")
+        .get(0);
+    assert!(admitted > 0);
+    assert_eq!(used, admitted, "every admitted request was charged");
+}
