@@ -432,3 +432,76 @@ pub fn database_url(config: &Config) -> String {
         config.get_dbname().unwrap_or("postgres"),
     )
 }
+
+/// A `pricing serve` process, killed when dropped.
+pub struct Served {
+    pub child: tokio::process::Child,
+    /// `host:port` it listens on.
+    pub addr: String,
+}
+
+impl Served {
+    /// Starts `cmd` (a `pricing serve` with JSON logs on a piped stderr) and
+    /// reads its log until it says where it listens.
+    pub async fn start(mut cmd: tokio::process::Command) -> Self {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut child = cmd.spawn().expect("spawn pricing");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        let addr = tokio::time::timeout(Duration::from_secs(120), async {
+            while let Some(line) = lines.next_line().await.expect("read log") {
+                let Ok(entry) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                if entry["fields"]["message"] == "serving" {
+                    return entry["fields"]["addr"].as_str().expect("addr").to_owned();
+                }
+            }
+            panic!("pricing serve exited before serving");
+        })
+        .await
+        .expect("pricing serve did not start within 120 s");
+        // Keep draining the log so the server never blocks on a full pipe;
+        // its warnings go to the test's output (shown when the test fails).
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.contains("\"WARN\"") || line.contains("\"ERROR\"") {
+                    eprintln!("pricing serve: {line}");
+                }
+            }
+        });
+        Self { child, addr }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// Waits (bounded) until its response cache is in use (the publish
+    /// listener connected), then asks for `path` once with `header`, so that
+    /// `path` is cached.
+    pub async fn warm_cache(&self, http: &reqwest::Client, path: &str, header: (&str, &str)) {
+        for _ in 0..300 {
+            let healthz: Value = http
+                .get(self.url("/healthz"))
+                .send()
+                .await
+                .expect("healthz")
+                .json()
+                .await
+                .expect("healthz json");
+            if healthz["response_cache"]["enabled"] == true {
+                let res = http
+                    .get(self.url(path))
+                    .header(header.0, header.1)
+                    .send()
+                    .await
+                    .expect("warm-up request");
+                assert_eq!(res.status(), 200, "warm-up of {path}");
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the response cache was not in use within 30 s");
+    }
+}

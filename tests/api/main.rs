@@ -6,6 +6,7 @@
 //! (`scripts/build-postgres-image.sh` builds one from the host's PostgreSQL
 //! where no registry is reachable).
 
+mod admission;
 mod cache;
 mod changes;
 mod cli;

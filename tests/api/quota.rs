@@ -18,7 +18,7 @@ use crate::keys::issue;
 const NOWHERE: &str = "/api/v1/nothing";
 
 /// Sets a plan's limits in this test's own database (None: unlimited).
-async fn set_plan(db: &TestDb, plan: &str, quota: Option<i32>, burst: Option<i32>) {
+pub(crate) async fn set_plan(db: &TestDb, plan: &str, quota: Option<i32>, burst: Option<i32>) {
     db.client()
         .await
         .execute(
@@ -772,7 +772,9 @@ async fn ended_windows_and_full_buckets_are_swept() {
     assert_eq!(left, 2, "the current window and the drawn bucket stay");
 }
 
-async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+pub(crate) async fn futures_join<T>(
+    handles: impl Iterator<Item = tokio::task::JoinHandle<T>>,
+) -> Vec<T> {
     let handles: Vec<_> = handles.collect();
     let mut out = Vec::with_capacity(handles.len());
     for handle in handles {

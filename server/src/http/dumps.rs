@@ -4,7 +4,7 @@
 use salvo::prelude::*;
 
 use super::params::Query;
-use super::respond::{etag, send_cached};
+use super::respond::{etag, read, send_cached};
 use super::state;
 use crate::error::ApiError;
 
@@ -15,11 +15,13 @@ pub(super) async fn prices_csv(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), &[])?;
-    let client = state(depot).pool.get().await?;
-    let statement = client
-        .prepare_cached("select publish, csv from api.price_dump()")
-        .await?;
-    let row = client.query_one(&statement, &[]).await?;
+    let row = read(
+        state(depot),
+        "select publish, csv from api.price_dump()",
+        &[],
+        |row| row.try_get(0).ok(),
+    )
+    .await?;
     let publish: i64 = row.get(0);
     let csv: String = row.get(1);
     let tag = etag(publish, req.uri().path(), &q.normalized());

@@ -13,6 +13,7 @@ use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use salvo::prelude::*;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::AppState;
@@ -24,18 +25,34 @@ pub const CACHE_CONTROL_VALUE: &str = "public, max-age=60";
 /// The envelope's `schema_version` (spec part 9).
 pub const SCHEMA_VERSION: &str = "1";
 
-/// Runs `sql` (one call of an `api` function returning jsonb) on a pooled
-/// connection and returns its value.
+/// Runs `sql` (one call of an `api` function returning jsonb with its
+/// `publish`) on a pooled connection, of a read replica that has the served
+/// publish or of the primary (see [`crate::reads`]), and returns its value.
 pub async fn call_json(
     state: &AppState,
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
 ) -> Result<Value, ApiError> {
-    let client = state.pool.get().await?;
-    let statement = client.prepare_cached(sql).await?;
-    let row = client.query_one(&statement, params).await?;
+    let row = read(state, sql, params, |row| {
+        row.try_get::<_, Value>(0).ok()?["publish"].as_i64()
+    })
+    .await?;
     row.try_get::<_, Value>(0)
         .map_err(|e| ApiError::internal("reading an api result", &e))
+}
+
+/// Runs `sql` (one `api` read answering one row) where data reads go;
+/// `publish_of` finds the publish the row was computed from.
+pub async fn read(
+    state: &AppState,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    publish_of: impl Fn(&Row) -> Option<i64>,
+) -> Result<Row, ApiError> {
+    state
+        .reads
+        .query_one(sql, params, || state.cache.latest_publish(), publish_of)
+        .await
 }
 
 /// The publish a result was computed from, and the envelope around it.
