@@ -2,35 +2,18 @@
 //! anonymous clients sharing calls, exact across server processes; and the
 //! control pool that keeps accounting and health apart from data reads.
 
-use std::process::Stdio;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::helpers::{Served, TestApp, TestDb, database_url, publish_fixture};
+use crate::helpers::{Served, TestApp, TestDb, publish_fixture, serve_command};
 use crate::keys::issue;
 use crate::quota::{futures_join, set_plan};
 
 const LIST: &str = "/api/v1/models?limit=5";
 
-/// `pricing serve` on the test database, trusting X-Forwarded-For from localhost.
 async fn serve(db: &TestDb) -> Served {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_pricing"));
-    cmd.args([
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--trusted-proxies",
-        "127.0.0.1/32",
-    ])
-    .env("DATABASE_URL", database_url(&db.config))
-    .env("PRICING_LOG_FORMAT", "json")
-    .env("RUST_LOG", "info")
-    .stdin(Stdio::null())
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .kill_on_drop(true);
-    Served::start(cmd).await
+    Served::start(serve_command(&db.config, &[])).await
 }
 
 /// One reply: status, Retry-After, and whether it carried the rate-limit headers.

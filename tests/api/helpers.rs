@@ -42,6 +42,15 @@ pub fn pg_image() -> (String, String) {
 /// Starts a PostgreSQL container; `host_port` pins the published port (so that
 /// a restarted container keeps its address), `None` lets Docker pick one.
 pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericImage>, Config) {
+    start_postgres_with(host_port, &[]).await
+}
+
+/// [`start_postgres`] with these environment variables for the image's
+/// entrypoint (e.g. `PRICING_PG_PRIMARY`: a streaming standby of that primary).
+pub async fn start_postgres_with(
+    host_port: Option<u16>,
+    env: &[(&str, &str)],
+) -> (ContainerAsync<GenericImage>, Config) {
     let (name, tag) = pg_image();
     let image = GenericImage::new(name, tag)
         .with_exposed_port(5432.tcp())
@@ -59,6 +68,9 @@ pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericIm
         )
         .with_cmd(PG_ARGS.iter().copied())
         .with_startup_timeout(Duration::from_secs(120));
+    for (name, value) in env {
+        request = request.with_env_var(*name, *value);
+    }
     if let Some(port) = host_port {
         request = request.with_mapped_port(port, 5432.tcp());
     }
@@ -85,11 +97,7 @@ pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericIm
 /// it keeps its address across a stop and start, migrated, with fixture A
 /// published.
 pub async fn restartable_postgres() -> (ContainerAsync<GenericImage>, Config, publish::Report) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let (container, config) = start_postgres(Some(port)).await;
+    let (container, config) = start_postgres(Some(free_port())).await;
     let mut owner = connect(&config).await;
     pricing::db::migrate(&mut owner).await.expect("migrate");
     let snapshot = fixture("snapshot-a.json");
@@ -101,6 +109,15 @@ pub async fn restartable_postgres() -> (ContainerAsync<GenericImage>, Config, pu
         .await
         .expect("publish");
     (container, config, published)
+}
+
+/// A TCP port free now, for a container that must keep its address across a
+/// stop and start.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
 }
 
 /// The official image logs "ready" once for its init-time server (socket only):
@@ -431,6 +448,29 @@ pub fn database_url(config: &Config) -> String {
             .unwrap_or_default(),
         config.get_dbname().unwrap_or("postgres"),
     )
+}
+
+/// `pricing serve` on `database` with `args`, on any free port, trusting
+/// X-Forwarded-For from localhost, with JSON logs on a piped stderr (for
+/// [`Served::start`]).
+pub fn serve_command(database: &Config, args: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_pricing"));
+    cmd.args([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--trusted-proxies",
+        "127.0.0.1/32",
+    ])
+    .args(args)
+    .env("DATABASE_URL", database_url(database))
+    .env("PRICING_LOG_FORMAT", "json")
+    .env("RUST_LOG", "info")
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .kill_on_drop(true);
+    cmd
 }
 
 /// A `pricing serve` process, killed when dropped.

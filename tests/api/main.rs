@@ -26,5 +26,6 @@ mod model_card;
 mod openapi;
 mod publish;
 mod quota;
+mod replicas;
 mod sql_functions;
 mod unavailable;
