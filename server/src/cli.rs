@@ -506,10 +506,7 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
     let as_of = prepare_with_retry(&config).await?;
     tracing::info!(%as_of, "serving publish");
 
-    let pool = db::web_pool(&config, args.pool_size)?;
-    let control = db::control_pool(&config)?;
-    db::warm(&control, db::CONTROL_POOL_SIZE).await;
-    db::warm(&pool, args.pool_size).await;
+    let (pool, control) = db::server_pools(&config, args.pool_size).await?;
     let replicas = args
         .read_database_urls
         .iter()

@@ -136,10 +136,20 @@ fn role_pool(config: &Config, max_size: usize, application_name: &str) -> anyhow
         .context("building the connection pool")
 }
 
+/// The server's data pool (`data_size` connections) and control pool, each
+/// with its connections opened ahead of the first requests.
+pub async fn server_pools(config: &Config, data_size: usize) -> anyhow::Result<(Pool, Pool)> {
+    let data = web_pool(config, data_size)?;
+    let control = control_pool(config)?;
+    warm(&control, CONTROL_POOL_SIZE).await;
+    warm(&data, data_size).await;
+    Ok((data, control))
+}
+
 /// Opens `n` connections of `pool` before the first requests, so that a burst
 /// at start does not pay for connecting (nor time out on it, making quota
 /// accounting fail open). A failure is only logged: requests connect on demand.
-pub async fn warm(pool: &Pool, n: usize) {
+async fn warm(pool: &Pool, n: usize) {
     let mut held = Vec::with_capacity(n);
     for _ in 0..n {
         match pool.get().await {

@@ -232,8 +232,12 @@ impl TestApp {
     pub async fn spawn_with(config: &Config, options: AppOptions) -> Self {
         let mut owner = connect(config).await;
         pricing::db::migrate(&mut owner).await.expect("migrate");
-        let pool = pricing::db::web_pool(config, options.pool_size.unwrap_or(4)).expect("pool");
-        let mut state = pricing::http::AppState::new(pool, options.trusted_proxies);
+        // As `pricing serve` has them: accounting, keys and health apart.
+        let (pool, control) = pricing::db::server_pools(config, options.pool_size.unwrap_or(4))
+            .await
+            .expect("pools");
+        let mut state =
+            pricing::http::AppState::new(pool, options.trusted_proxies).with_control_pool(control);
         if options.response_cache {
             state = state.with_response_cache(config.clone(), Default::default());
         }

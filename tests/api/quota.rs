@@ -368,7 +368,13 @@ async fn a_busy_key_is_served_from_leases_and_the_units_it_did_not_use_go_back()
     // Every admitted request took its own unit: no remaining count twice.
     let remaining: std::collections::BTreeSet<u32> =
         replies.iter().filter_map(|(_, r)| *r).collect();
-    assert_eq!(remaining.len(), requests, "one unit per request");
+    assert_eq!(
+        remaining.len(),
+        requests,
+        "one unit per request; {} without a count; {:?}",
+        replies.iter().filter(|(_, r)| r.is_none()).count(),
+        app.state.access().accountant().stats()
+    );
     let stats = app.state.access().accountant().stats();
     assert!(stats.leased > 0, "a busy key gets leases: {stats:?}");
     assert!(
