@@ -4,8 +4,6 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::helpers::{Served, TestApp, TestDb, publish_fixture, serve_command};
 use crate::keys::issue;
 use crate::quota::{futures_join, set_plan};
@@ -157,14 +155,7 @@ async fn two_server_processes_admit_exactly_sixty_per_address_and_a_thousand_per
     let mut calls = 0;
     let mut requests = 0;
     for server in servers.iter() {
-        let healthz: Value = http
-            .get(server.url("/healthz"))
-            .send()
-            .await
-            .expect("healthz")
-            .json()
-            .await
-            .expect("json");
+        let healthz = server.healthz(&http).await;
         calls += healthz["quota_accounting"]["db_calls"]
             .as_u64()
             .expect("calls");

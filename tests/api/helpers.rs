@@ -100,14 +100,7 @@ pub async fn restartable_postgres() -> (ContainerAsync<GenericImage>, Config, pu
     let (container, config) = start_postgres(Some(free_port())).await;
     let mut owner = connect(&config).await;
     pricing::db::migrate(&mut owner).await.expect("migrate");
-    let snapshot = fixture("snapshot-a.json");
-    let options = Options {
-        at: Some(snapshot.generated_at),
-        ..Options::default()
-    };
-    let published = publish::publish(&mut owner, &snapshot, options)
-        .await
-        .expect("publish");
+    let published = publish_fixture_with(&mut owner, "snapshot-a.json").await;
     (container, config, published)
 }
 
@@ -425,13 +418,20 @@ pub fn fixture(name: &str) -> Snapshot {
 
 /// Publishes a fixture (real data, tests/fixtures) at its own `generated_at`.
 pub async fn publish_fixture(db: &TestDb, name: &str) -> publish::Report {
+    publish_fixture_with(&mut db.client().await, name).await
+}
+
+/// Publishes a fixture at its own time over an owner connection.
+pub async fn publish_fixture_with(
+    client: &mut tokio_postgres::Client,
+    name: &str,
+) -> publish::Report {
     let snapshot = fixture(name);
     let options = Options {
         at: Some(snapshot.generated_at),
         ..Options::default()
     };
-    let mut client = db.client().await;
-    publish::publish(&mut client, &snapshot, options)
+    publish::publish(client, &snapshot, options)
         .await
         .unwrap_or_else(|e| panic!("publish {name}: {e}"))
 }
@@ -521,19 +521,23 @@ impl Served {
         format!("http://{}{}", self.addr, path)
     }
 
+    /// Its `/healthz` document.
+    pub async fn healthz(&self, http: &reqwest::Client) -> Value {
+        http.get(self.url("/healthz"))
+            .send()
+            .await
+            .expect("healthz")
+            .json()
+            .await
+            .expect("healthz json")
+    }
+
     /// Waits (bounded) until its response cache is in use (the publish
     /// listener connected), then asks for `path` once with `header`, so that
     /// `path` is cached.
     pub async fn warm_cache(&self, http: &reqwest::Client, path: &str, header: (&str, &str)) {
         for _ in 0..300 {
-            let healthz: Value = http
-                .get(self.url("/healthz"))
-                .send()
-                .await
-                .expect("healthz")
-                .json()
-                .await
-                .expect("healthz json");
+            let healthz = self.healthz(http).await;
             if healthz["response_cache"]["enabled"] == true {
                 let res = http
                     .get(self.url(path))

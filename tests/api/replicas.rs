@@ -6,13 +6,12 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use pricing::publish::{self, Options};
 use serde_json::Value;
 use tokio_postgres::Config;
 
 use crate::helpers::{
-    Served, connect, database_url, enc, fixture, free_port, restartable_postgres, serve_command,
-    start_postgres_with, wait_until_connectable,
+    Served, connect, database_url, enc, free_port, publish_fixture_with, restartable_postgres,
+    serve_command, start_postgres_with, wait_until_connectable,
 };
 
 /// The `api` functions behind the data endpoints.
@@ -62,15 +61,7 @@ async fn list_calls(config: &Config) -> i64 {
 
 /// Where a server's data reads went (`reads` of /healthz).
 async fn reads(http: &reqwest::Client, server: &Served) -> Value {
-    let healthz: Value = http
-        .get(server.url("/healthz"))
-        .send()
-        .await
-        .expect("healthz")
-        .json()
-        .await
-        .expect("json");
-    healthz["reads"].clone()
+    server.healthz(http).await["reads"].clone()
 }
 
 /// One answer: status, `as_of` and the publish its ETag names.
@@ -272,17 +263,7 @@ async fn two_servers_read_from_a_streaming_standby_and_fall_back_to_the_primary(
         .await
         .expect("pause replay");
     let mut owner = owner;
-    let snapshot = fixture("snapshot-b.json");
-    let second = publish::publish(
-        &mut owner,
-        &snapshot,
-        Options {
-            at: Some(snapshot.generated_at),
-            ..Options::default()
-        },
-    )
-    .await
-    .expect("publish B");
+    let second = publish_fixture_with(&mut owner, "snapshot-b.json").await;
     assert!(second.as_of > first.as_of);
     let newest: i64 = owner
         .query_one("select max(id) from pricing.publishes", &[])
