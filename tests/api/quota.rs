@@ -788,3 +788,44 @@ pub(crate) async fn futures_join<T>(
     }
     out
 }
+
+#[tokio::test]
+async fn admit_batch_answers_each_entry_by_its_position_and_refuses_unequal_arrays() {
+    let db = TestDb::new().await;
+    let mut client = db.client().await;
+    let tx = client.transaction().await.expect("begin");
+    tx.execute(
+        "update pricing.plans set quota = 3, burst_per_second = 100 where name = 'anonymous'",
+        &[],
+    )
+    .await
+    .expect("plan");
+    let batch = "select ord, granted, used from api.admit_batch($1, $2, $3) order by ord";
+    let rows = tx
+        .query(
+            batch,
+            &[
+                &vec!["ip:192.0.2.2", "ip:192.0.2.1"],
+                &vec!["anonymous", "anonymous"],
+                &vec![2_i32, 5],
+            ],
+        )
+        .await
+        .expect("admit_batch");
+    let answers: Vec<(i32, i32, i32)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(answers, [(1, 2, 2), (2, 3, 3)], "the quota of 3 binds each");
+    let err = tx
+        .query(
+            batch,
+            &[&vec!["ip:192.0.2.3"], &Vec::<&str>::new(), &vec![1_i32]],
+        )
+        .await
+        .expect_err("unequal arrays");
+    assert_eq!(
+        err.code(),
+        Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
+    );
+}
