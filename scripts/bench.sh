@@ -18,7 +18,10 @@
 # latency (a miss: curl -w) and the throughput with p50/p99 (cache hits).
 # In the same run nginx serves the body of GET /models as a static file (the
 # ceiling); every warm throughput is shown as a ratio to it. One more row serves GET /models to an internal key (never
-# counted), for the cost of the accounting. Then the database time of each `api` function (pgbench -f,
+# counted), for the cost of the accounting. Then anonymous traffic from a new
+# client address per request (X-Forwarded-For from localhost trusted) on the
+# list, card and changes endpoints, each beside nginx serving the same bytes,
+# with the accounting's database calls per 1,000 counted requests. Then the database time of each `api` function (pgbench -f,
 # one client, BENCH_PG_DURATION 5 s: average and p99 from the per-transaction
 # log) and the server's memory under load (VmRSS, VmHWM).
 set -euo pipefail
@@ -184,17 +187,23 @@ http {
     }
 }
 EOF
-"$NGINX" -c "$DATA/nginx/nginx.conf" -p "$DATA/nginx" &
-NGINX_PID=$!
-for _ in $(seq 1 50); do
-    curl -sf -o /dev/null "http://127.0.0.1:$NGINX_PORT/models.json" && break
-    sleep 0.1
-done
+start_nginx() {
+    "$NGINX" -c "$DATA/nginx/nginx.conf" -p "$DATA/nginx" &
+    NGINX_PID=$!
+    for _ in $(seq 1 50); do
+        curl -sf -o /dev/null "http://127.0.0.1:$NGINX_PORT/models.json" && break
+        sleep 0.1
+    done
+}
+stop_nginx() {
+    kill -TERM "$NGINX_PID" 2>/dev/null || true
+    wait "$NGINX_PID" 2>/dev/null || true
+    NGINX_PID=""
+}
+start_nginx
 log "nginx ceiling on 127.0.0.1:$NGINX_PORT ($(wc -c <"$DATA/nginx/www/models.json") bytes)"
 read -r NGINX_RPS NGINX_P50 NGINX_P99 < <(run_wrk "nginx" "http://127.0.0.1:$NGINX_PORT/models.json")
-kill -TERM "$NGINX_PID" 2>/dev/null || true
-wait "$NGINX_PID" 2>/dev/null || true
-NGINX_PID=""
+stop_nginx
 
 # Cold: every request a cache miss.
 declare -A COLD
@@ -206,8 +215,9 @@ done
 COLD[estimate]=$(run_wrk "estimate cold" "http://$ADDR/api/v1/estimate" -s "$DATA/estimate.lua")
 stop_server
 
-# Warm: the response cache on.
-start_server
+# Warm: the response cache on; X-Forwarded-For from this host trusted, for
+# the anonymous rows below.
+start_server --trusted-proxies 127.0.0.1/32
 ROWS=()
 row() { ROWS+=("$(printf '%-22s %10s %8s %8s %7s %9s %10s %8s %8s' "$@")"); }
 ratio() { awk -v a="$1" -v b="$NGINX_RPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
@@ -233,6 +243,58 @@ first=$(first_ms "http://$ADDR/api/v1/estimate" -X POST -H 'Content-Type: applic
 read -r rps p50 p99 < <(run_wrk "estimate" "http://$ADDR/api/v1/estimate" -s "$DATA/estimate.lua")
 # shellcheck disable=SC2086
 row "POST /estimate" "$rps" "$p50" "$p99" "$(ratio "$rps")" "$first" ${COLD[estimate]}
+# Anonymous traffic from distinct addresses: a new client address per request
+# (X-Forwarded-For), each counted against its own anonymous quota (the real
+# plan: 60 an hour, 2 a second), beside nginx serving the same bytes in the
+# same run; and the quota accounting's database calls per 1,000 counted
+# requests (from /healthz before and after).
+cat >"$DATA/anon.lua" <<'EOF'
+-- A new client address per request: the thread's number and a counter, past
+-- an offset (OFFSET, set per case) so that no two cases share an address.
+local threads = 0
+function setup(thread)
+    thread:set("tid", threads)
+    threads = threads + 1
+end
+local base = OFFSET
+local n = 0
+function request()
+    n = n + 1
+    local a = base + tid * 4194304 + n
+    local ip = string.format("%d.%d.%d.%d", 10 + math.floor(a / 16777216) % 100,
+        math.floor(a / 65536) % 256, math.floor(a / 256) % 256, a % 256)
+    return wrk.format(nil, nil, { ["X-Forwarded-For"] = ip })
+end
+EOF
+ANON_CASES=(
+    "list|/api/v1/models?provider=openai&limit=20"
+    "card|/api/v1/models/$(enc "$FIRST")?include=pricing"
+    "changes|/api/v1/changes"
+)
+ANON_ROWS=()
+anon_row() { ANON_ROWS+=("$(printf '%-22s %10s %8s %8s %10s %8s %8s %7s %10s' "$@")"); }
+accounting() { curl -s "http://$ADDR/healthz" | jq -r '.quota_accounting | "\(.db_calls) \(.requests)"'; }
+offset=0
+for case in "${ANON_CASES[@]}"; do
+    name=${case%%|*}
+    path=${case#*|}
+    file="anon-$name.json"
+    curl -sf -H "X-Forwarded-For: 192.0.2.1" "http://$ADDR$path" >"$DATA/nginx/www/$file" \
+        || die "anonymous $name failed"
+    start_nginx
+    read -r nrps np50 np99 < <(run_wrk "nginx $name" "http://127.0.0.1:$NGINX_PORT/$file")
+    stop_nginx
+    read -r calls0 requests0 < <(accounting)
+    offset=$((offset + 16777216))
+    log "anonymous $name: wrk $DURATION, a new address per request"
+    sed "s/OFFSET/$offset/" "$DATA/anon.lua" >"$DATA/anon-$name.lua"
+    read -r rps p50 p99 < <(run_wrk "anon $name" "http://$ADDR$path" -s "$DATA/anon-$name.lua")
+    read -r calls1 requests1 < <(accounting)
+    per1000=$(awk -v c=$((calls1 - calls0)) -v r=$((requests1 - requests0)) \
+        'BEGIN { if (r > 0) printf "%.1f", c * 1000 / r; else print "-" }')
+    anon_row "$name" "$rps" "$p50" "$p99" "$nrps" "$np50" "$np99" \
+        "$(awk -v a="$rps" -v b="$nrps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" "$per1000"
+done
 MEM=$(awk '/^Vm(RSS|HWM)/ {printf "%s %s MB  ", $1, int($2 / 1024)}' "/proc/$SERVER/status")
 STATS=$(curl -s "http://$ADDR/healthz" | jq -c .response_cache)
 QUOTA=$(curl -s "http://$ADDR/healthz" | jq -c .quota_accounting)
@@ -281,6 +343,11 @@ echo "warm = cache hits; first = one request's latency on the warm server (a mis
 printf '%-22s %10s %8s %8s %7s %9s %10s %8s %8s\n' "case" "warm req/s" "p50 ms" "p99 ms" "/nginx" \
     "first ms" "cold req/s" "p50 ms" "p99 ms"
 printf '%s\n' "${ROWS[@]}"
+echo
+echo "anonymous, a new client address per request (X-Forwarded-For), warm cache; nginx serving the same bytes"
+printf '%-22s %10s %8s %8s %10s %8s %8s %7s %10s\n' "case" "req/s" "p50 ms" "p99 ms" "nginx r/s" \
+    "p50 ms" "p99 ms" "/nginx" "calls/1000"
+printf '%s\n' "${ANON_ROWS[@]}"
 echo
 echo "server memory after load: $MEM"
 echo "response cache: $STATS"

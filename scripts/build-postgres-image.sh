@@ -17,6 +17,9 @@
 #     the container: `docker stop` + `docker start` keeps the data).
 #     POSTGRES_PASSWORD is accepted (set as the password; trust auth ignores it),
 #     POSTGRES_DB is created when set, POSTGRES_INITDB_ARGS go to initdb.
+#   - PRICING_PG_PRIMARY=host[:port]: on first start (data dir empty), a
+#     streaming hot standby of that primary instead of initdb (pg_basebackup
+#     -R; the primary's pg_hba of this image trusts replication connections).
 #   - extra arguments go to postgres (e.g. -c fsync=off -c max_connections=300);
 #     listen_addresses='*' is always set.
 #   - postgres runs as PID 1 (user postgres, uid 999) and STOPSIGNAL is SIGINT:
@@ -233,6 +236,25 @@ for a in "$@"; do
     esac
     prev=$a
 done
+
+# A streaming standby: with PRICING_PG_PRIMARY=host[:port] and an empty data
+# dir, copy that primary (pg_basebackup as $POSTGRES_USER, WAL streamed) and
+# follow it as a hot standby (standby.signal and primary_conninfo from -R).
+if [ -n "${PRICING_PG_PRIMARY:-}" ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
+    case $PRICING_PG_PRIMARY in
+        *:*) primary_host=${PRICING_PG_PRIMARY%:*} primary_port=${PRICING_PG_PRIMARY##*:} ;;
+        *) primary_host=$PRICING_PG_PRIMARY primary_port=5432 ;;
+    esac
+    echo "pricing-postgres: copying the primary $primary_host:$primary_port as a standby" >&2
+    tries=0
+    until as_pg pg_basebackup -h "$primary_host" -p "$primary_port" -U "$POSTGRES_USER" \
+            -D "$PGDATA" -R -X stream -c fast --no-sync >&2; do
+        tries=$((tries + 1))
+        [ "$tries" -lt 60 ] || { echo "pricing-postgres: no primary at $PRICING_PG_PRIMARY" >&2; exit 1; }
+        as_pg rm -rf "$PGDATA"/* 2>/dev/null || true
+        sleep 1
+    done
+fi
 
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
     echo "pricing-postgres: initializing $PGDATA (superuser $POSTGRES_USER, trust auth)" >&2

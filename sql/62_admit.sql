@@ -180,3 +180,42 @@ begin
     return v_released;
 end
 $$;
+
+-- api.admit_batch(subjects, plans, costs): api.admit for many subjects in one
+-- call, one row per array element: ord (its 1-based position in the arrays)
+-- and the columns of api.admit. A server sends the requests waiting for
+-- admission, of any number of subjects, together this way; each subject should
+-- appear once (with its requests as its cost). The subjects are admitted in
+-- byte order of their names, whatever the order of the arrays, so that
+-- concurrent batches of several servers lock counter rows in one order and
+-- cannot deadlock. The arrays must have equal lengths; raises 22023 when they
+-- do not, and as api.admit does for an unknown plan or a cost below 1 (the
+-- whole batch is then refused an answer).
+create function api.admit_batch(p_subjects text[], p_plans text[], p_costs integer[])
+returns table (
+    ord integer, granted integer, quota integer, used integer, reset_at bigint,
+    retry_after integer, refused_by text, wait_us bigint, burst integer
+)
+language plpgsql volatile security definer
+set search_path = pricing, pg_temp
+as $$
+declare
+    v_item record;
+begin
+    if cardinality(p_subjects) is distinct from cardinality(p_plans)
+       or cardinality(p_subjects) is distinct from cardinality(p_costs) then
+        raise exception 'admit_batch: subjects, plans and costs must have equal lengths'
+            using errcode = '22023';
+    end if;
+    for v_item in
+        select u.subject, u.plan, u.cost, u.ord
+        from unnest(p_subjects, p_plans, p_costs) with ordinality as u (subject, plan, cost, ord)
+        order by u.subject collate "C", u.ord
+    loop
+        return query
+        select v_item.ord::integer, a.granted, a.quota, a.used, a.reset_at, a.retry_after,
+               a.refused_by, a.wait_us, a.burst
+        from api.admit(v_item.subject, v_item.plan, v_item.cost) as a;
+    end loop;
+end
+$$;

@@ -218,9 +218,18 @@ struct ServeArgs {
     /// Comma-separated CIDR blocks whose X-Forwarded-For is trusted for the client IP.
     #[arg(long, env = "PRICING_TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<Cidr>,
-    /// Connections in the request pool.
+    /// Connections in the request pool (and in each read replica's).
     #[arg(long, env = "PRICING_POOL_SIZE", default_value_t = 16)]
     pool_size: usize,
+    /// A streaming read replica of the database (repeatable; env: comma-separated):
+    /// the data reads go to the replicas, admission, keys and the publish
+    /// listener stay on the primary (docs/deployment.md).
+    #[arg(
+        long = "read-database-url",
+        env = "PRICING_READ_DATABASE_URLS",
+        value_delimiter = ','
+    )]
+    read_database_urls: Vec<String>,
     /// The built browser calculator served at /demo/ (scripts/build-web-demo.sh writes it).
     #[arg(long, env = "PRICING_DEMO_DIR", default_value = crate::http::DEFAULT_DEMO_DIR)]
     demo_dir: PathBuf,
@@ -497,10 +506,17 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
     let as_of = prepare_with_retry(&config).await?;
     tracing::info!(%as_of, "serving publish");
 
-    let pool = db::web_pool(&config, args.pool_size)?;
+    let (pool, control) = db::server_pools(&config, args.pool_size).await?;
+    let replicas = args
+        .read_database_urls
+        .iter()
+        .map(|url| db::replica_pool(url, args.pool_size))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let app = App::bind(
         &args.listen,
         AppState::new(pool, args.trusted_proxies.clone())
+            .with_control_pool(control)
+            .with_read_replicas(replicas)
             .with_response_cache(
                 config.clone(),
                 cache::Limits {

@@ -82,13 +82,42 @@ pub fn parse_url(url: &str) -> anyhow::Result<Config> {
     )
 }
 
-/// The pool the HTTP server uses. Its connections run as role `pricing_web`,
-/// which can reach schema `api` only, with a statement timeout.
+/// The pool the HTTP server reads data through. Its connections run as role
+/// `pricing_web`, which can reach schema `api` only, with a statement timeout.
 pub fn web_pool(config: &Config, max_size: usize) -> anyhow::Result<Pool> {
+    role_pool(config, max_size, "pricing-serve")
+}
+
+/// A read replica's data pool (same role and settings as [`web_pool`]),
+/// named `host:port` for logs.
+pub fn replica_pool(url: &str, max_size: usize) -> anyhow::Result<(String, Pool)> {
+    let config = parse_url(url).context("--read-database-url")?;
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(host)) => host.clone(),
+        Some(tokio_postgres::config::Host::Unix(path)) => path.display().to_string(),
+        None => "localhost".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    Ok((format!("{host}:{port}"), web_pool(&config, max_size)?))
+}
+
+/// Connections of the control pool: at most two accounting calls at once
+/// (server/src/quota/admission.rs), the release of leases, key look-ups and
+/// the health probe, each finding one free.
+pub const CONTROL_POOL_SIZE: usize = 6;
+
+/// The server's control pool (quota accounting, key resolution, the health
+/// probe), apart from the data pool so that a burst of expensive data requests
+/// cannot starve it; same role and settings as [`web_pool`].
+pub fn control_pool(config: &Config) -> anyhow::Result<Pool> {
+    role_pool(config, CONTROL_POOL_SIZE, "pricing-control")
+}
+
+fn role_pool(config: &Config, max_size: usize, application_name: &str) -> anyhow::Result<Pool> {
     let mut config = config.clone();
     config
         .options("-c role=pricing_web -c statement_timeout=5s")
-        .application_name("pricing-serve")
+        .application_name(application_name)
         .connect_timeout(POOL_TIMEOUT);
     let manager = Manager::from_config(
         config,
@@ -105,6 +134,32 @@ pub fn web_pool(config: &Config, max_size: usize) -> anyhow::Result<Pool> {
         .recycle_timeout(Some(POOL_TIMEOUT))
         .build()
         .context("building the connection pool")
+}
+
+/// The server's data pool (`data_size` connections) and control pool, each
+/// with its connections opened ahead of the first requests.
+pub async fn server_pools(config: &Config, data_size: usize) -> anyhow::Result<(Pool, Pool)> {
+    let data = web_pool(config, data_size)?;
+    let control = control_pool(config)?;
+    warm(&control, CONTROL_POOL_SIZE).await;
+    warm(&data, data_size).await;
+    Ok((data, control))
+}
+
+/// Opens `n` connections of `pool` before the first requests, so that a burst
+/// at start does not pay for connecting (nor time out on it, making quota
+/// accounting fail open). A failure is only logged: requests connect on demand.
+async fn warm(pool: &Pool, n: usize) {
+    let mut held = Vec::with_capacity(n);
+    for _ in 0..n {
+        match pool.get().await {
+            Ok(client) => held.push(client),
+            Err(err) => {
+                tracing::warn!(error = %err, "could not open a pooled connection ahead of requests");
+                return;
+            }
+        }
+    }
 }
 
 /// Opens one owner connection (for migrations and publishing).

@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod net;
 pub mod publish;
 pub mod quota;
+pub mod reads;
 pub mod snapshot;
 pub mod telemetry;
 

@@ -7,13 +7,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
-struct Served {
-    child: Child,
-    addr: String,
-}
+use crate::helpers::Served;
 
 fn pricing(data_dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pricing"));
@@ -32,27 +28,8 @@ fn pricing(data_dir: &Path) -> Command {
     cmd
 }
 
-/// Starts `pricing serve` and reads its log until it says where it listens.
 async fn serve(data_dir: &Path) -> Served {
-    let mut child = pricing(data_dir).spawn().expect("spawn pricing");
-    let stderr = child.stderr.take().expect("stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    let addr = tokio::time::timeout(Duration::from_secs(120), async {
-        while let Some(line) = lines.next_line().await.expect("read log") {
-            let Ok(entry) = serde_json::from_str::<Value>(&line) else {
-                continue;
-            };
-            if entry["fields"]["message"] == "serving" {
-                return entry["fields"]["addr"].as_str().expect("addr").to_owned();
-            }
-        }
-        panic!("pricing serve exited before serving");
-    })
-    .await
-    .expect("pricing serve did not start within 120 s");
-    // Keep draining the log so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Served { child, addr }
+    Served::start(pricing(data_dir)).await
 }
 
 async fn health(addr: &str) -> Value {

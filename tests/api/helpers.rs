@@ -43,6 +43,15 @@ pub fn pg_image() -> (String, String) {
 /// Starts a PostgreSQL container; `host_port` pins the published port (so that
 /// a restarted container keeps its address), `None` lets Docker pick one.
 pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericImage>, Config) {
+    start_postgres_with(host_port, &[]).await
+}
+
+/// [`start_postgres`] with these environment variables for the image's
+/// entrypoint (e.g. `PRICING_PG_PRIMARY`: a streaming standby of that primary).
+pub async fn start_postgres_with(
+    host_port: Option<u16>,
+    env: &[(&str, &str)],
+) -> (ContainerAsync<GenericImage>, Config) {
     let (name, tag) = pg_image();
     let image = GenericImage::new(name, tag)
         .with_exposed_port(5432.tcp())
@@ -60,6 +69,9 @@ pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericIm
         )
         .with_cmd(PG_ARGS.iter().copied())
         .with_startup_timeout(Duration::from_secs(120));
+    for (name, value) in env {
+        request = request.with_env_var(*name, *value);
+    }
     if let Some(port) = host_port {
         request = request.with_mapped_port(port, 5432.tcp());
     }
@@ -86,22 +98,20 @@ pub async fn start_postgres(host_port: Option<u16>) -> (ContainerAsync<GenericIm
 /// it keeps its address across a stop and start, migrated, with fixture A
 /// published.
 pub async fn restartable_postgres() -> (ContainerAsync<GenericImage>, Config, publish::Report) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
-    let (container, config) = start_postgres(Some(port)).await;
+    let (container, config) = start_postgres(Some(free_port())).await;
     let mut owner = connect(&config).await;
     pricing::db::migrate(&mut owner).await.expect("migrate");
-    let snapshot = fixture("snapshot-a.json");
-    let options = Options {
-        at: Some(snapshot.generated_at),
-        ..Options::default()
-    };
-    let published = publish::publish(&mut owner, &snapshot, options)
-        .await
-        .expect("publish");
+    let published = publish_fixture_with(&mut owner, "snapshot-a.json").await;
     (container, config, published)
+}
+
+/// A TCP port free now, for a container that must keep its address across a
+/// stop and start.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
 }
 
 /// The official image logs "ready" once for its init-time server (socket only):
@@ -216,8 +226,12 @@ impl TestApp {
     pub async fn spawn_with(config: &Config, options: AppOptions) -> Self {
         let mut owner = connect(config).await;
         pricing::db::migrate(&mut owner).await.expect("migrate");
-        let pool = pricing::db::web_pool(config, options.pool_size.unwrap_or(4)).expect("pool");
-        let mut state = pricing::http::AppState::new(pool, options.trusted_proxies);
+        // As `pricing serve` has them: accounting, keys and health apart.
+        let (pool, control) = pricing::db::server_pools(config, options.pool_size.unwrap_or(4))
+            .await
+            .expect("pools");
+        let mut state =
+            pricing::http::AppState::new(pool, options.trusted_proxies).with_control_pool(control);
         if options.response_cache {
             state = state.with_response_cache(config.clone(), Default::default());
         }
@@ -405,15 +419,31 @@ pub fn fixture(name: &str) -> Snapshot {
 
 /// Publishes a fixture (real data, tests/fixtures) at its own `generated_at`.
 pub async fn publish_fixture(db: &TestDb, name: &str) -> publish::Report {
+    publish_fixture_with(&mut db.client().await, name).await
+}
+
+/// Publishes a fixture at its own time over an owner connection.
+pub async fn publish_fixture_with(
+    client: &mut tokio_postgres::Client,
+    name: &str,
+) -> publish::Report {
     let snapshot = fixture(name);
-    publish_at(db, &snapshot, snapshot.generated_at).await
+    publish_at_with(client, &snapshot, snapshot.generated_at).await
 }
 
 /// Publishes a snapshot as of `at`.
 pub async fn publish_at(db: &TestDb, snapshot: &Snapshot, at: OffsetDateTime) -> publish::Report {
-    let mut client = db.client().await;
+    publish_at_with(&mut db.client().await, snapshot, at).await
+}
+
+/// Publishes a snapshot as of `at` over an owner connection.
+async fn publish_at_with(
+    client: &mut tokio_postgres::Client,
+    snapshot: &Snapshot,
+    at: OffsetDateTime,
+) -> publish::Report {
     publish::publish(
-        &mut client,
+        client,
         snapshot,
         Options {
             at: Some(at),
@@ -440,4 +470,104 @@ pub fn database_url(config: &Config) -> String {
             .unwrap_or_default(),
         config.get_dbname().unwrap_or("postgres"),
     )
+}
+
+/// `pricing serve` on `database` with `args`, on any free port, trusting
+/// X-Forwarded-For from localhost, with JSON logs on a piped stderr (for
+/// [`Served::start`]).
+pub fn serve_command(database: &Config, args: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_pricing"));
+    cmd.args([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--trusted-proxies",
+        "127.0.0.1/32",
+    ])
+    .args(args)
+    .env("DATABASE_URL", database_url(database))
+    .env("PRICING_LOG_FORMAT", "json")
+    .env("RUST_LOG", "info")
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .kill_on_drop(true);
+    cmd
+}
+
+/// A `pricing serve` process, killed when dropped.
+pub struct Served {
+    pub child: tokio::process::Child,
+    /// `host:port` it listens on.
+    pub addr: String,
+}
+
+impl Served {
+    /// Starts `cmd` (a `pricing serve` with JSON logs on a piped stderr) and
+    /// reads its log until it says where it listens.
+    pub async fn start(mut cmd: tokio::process::Command) -> Self {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut child = cmd.spawn().expect("spawn pricing");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        let addr = tokio::time::timeout(Duration::from_secs(120), async {
+            while let Some(line) = lines.next_line().await.expect("read log") {
+                let Ok(entry) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                if entry["fields"]["message"] == "serving" {
+                    return entry["fields"]["addr"].as_str().expect("addr").to_owned();
+                }
+            }
+            panic!("pricing serve exited before serving");
+        })
+        .await
+        .expect("pricing serve did not start within 120 s");
+        // Keep draining the log so the server never blocks on a full pipe;
+        // its warnings go to the test's output (shown when the test fails).
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.contains("\"WARN\"") || line.contains("\"ERROR\"") {
+                    eprintln!("pricing serve: {line}");
+                }
+            }
+        });
+        Self { child, addr }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// Its `/healthz` document.
+    pub async fn healthz(&self, http: &reqwest::Client) -> Value {
+        http.get(self.url("/healthz"))
+            .send()
+            .await
+            .expect("healthz")
+            .json()
+            .await
+            .expect("healthz json")
+    }
+
+    /// Waits (bounded) until its response cache is in use (the publish
+    /// listener connected), then asks for `path` once with `header`, so that
+    /// `path` is cached.
+    pub async fn warm_cache(&self, http: &reqwest::Client, path: &str, header: (&str, &str)) {
+        for _ in 0..300 {
+            let healthz = self.healthz(http).await;
+            if healthz["response_cache"]["enabled"] == true {
+                let res = http
+                    .get(self.url(path))
+                    .header(header.0, header.1)
+                    .send()
+                    .await
+                    .expect("warm-up request");
+                assert_eq!(res.status(), 200, "warm-up of {path}");
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the response cache was not in use within 30 s");
+    }
 }

@@ -6,6 +6,7 @@
 //! (`scripts/build-postgres-image.sh` builds one from the host's PostgreSQL
 //! where no registry is reachable).
 
+mod admission;
 mod bounds;
 mod cache;
 mod changes;
@@ -27,6 +28,7 @@ mod model_card;
 mod openapi;
 mod publish;
 mod quota;
+mod replicas;
 mod sql_functions;
 mod truth;
 mod unavailable;

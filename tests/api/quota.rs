@@ -18,7 +18,7 @@ use crate::keys::issue;
 const NOWHERE: &str = "/api/v1/nothing";
 
 /// Sets a plan's limits in this test's own database (None: unlimited).
-async fn set_plan(db: &TestDb, plan: &str, quota: Option<i32>, burst: Option<i32>) {
+pub(crate) async fn set_plan(db: &TestDb, plan: &str, quota: Option<i32>, burst: Option<i32>) {
     db.client()
         .await
         .execute(
@@ -368,7 +368,13 @@ async fn a_busy_key_is_served_from_leases_and_the_units_it_did_not_use_go_back()
     // Every admitted request took its own unit: no remaining count twice.
     let remaining: std::collections::BTreeSet<u32> =
         replies.iter().filter_map(|(_, r)| *r).collect();
-    assert_eq!(remaining.len(), requests, "one unit per request");
+    assert_eq!(
+        remaining.len(),
+        requests,
+        "one unit per request; {} without a count; {:?}",
+        replies.iter().filter(|(_, r)| r.is_none()).count(),
+        app.state.access().accountant().stats()
+    );
     let stats = app.state.access().accountant().stats();
     assert!(stats.leased > 0, "a busy key gets leases: {stats:?}");
     assert!(
@@ -772,11 +778,54 @@ async fn ended_windows_and_full_buckets_are_swept() {
     assert_eq!(left, 2, "the current window and the drawn bucket stay");
 }
 
-async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+pub(crate) async fn futures_join<T>(
+    handles: impl Iterator<Item = tokio::task::JoinHandle<T>>,
+) -> Vec<T> {
     let handles: Vec<_> = handles.collect();
     let mut out = Vec::with_capacity(handles.len());
     for handle in handles {
         out.push(handle.await.expect("task"));
     }
     out
+}
+
+#[tokio::test]
+async fn admit_batch_answers_each_entry_by_its_position_and_refuses_unequal_arrays() {
+    let db = TestDb::new().await;
+    let mut client = db.client().await;
+    let tx = client.transaction().await.expect("begin");
+    tx.execute(
+        "update pricing.plans set quota = 3, burst_per_second = 100 where name = 'anonymous'",
+        &[],
+    )
+    .await
+    .expect("plan");
+    let batch = "select ord, granted, used from api.admit_batch($1, $2, $3) order by ord";
+    let rows = tx
+        .query(
+            batch,
+            &[
+                &vec!["ip:192.0.2.2", "ip:192.0.2.1"],
+                &vec!["anonymous", "anonymous"],
+                &vec![2_i32, 5],
+            ],
+        )
+        .await
+        .expect("admit_batch");
+    let answers: Vec<(i32, i32, i32)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(answers, [(1, 2, 2), (2, 3, 3)], "the quota of 3 binds each");
+    let err = tx
+        .query(
+            batch,
+            &[&vec!["ip:192.0.2.3"], &Vec::<&str>::new(), &vec![1_i32]],
+        )
+        .await
+        .expect_err("unequal arrays");
+    assert_eq!(
+        err.code(),
+        Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
+    );
 }

@@ -19,7 +19,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -148,6 +148,8 @@ const ENTRY_OVERHEAD: usize = 256;
 pub struct ResponseCache {
     generation: AtomicU64,
     listening: AtomicBool,
+    /// The newest publish id the listener heard of (0: none yet).
+    publish: AtomicI64,
     limits: Limits,
     store: Mutex<Stores>,
     hits: AtomicU64,
@@ -160,6 +162,7 @@ impl ResponseCache {
         Self {
             generation: AtomicU64::new(0),
             listening: AtomicBool::new(false),
+            publish: AtomicI64::new(0),
             limits,
             store: Mutex::new(Stores::default()),
             hits: AtomicU64::new(0),
@@ -180,6 +183,21 @@ impl ResponseCache {
 
     fn enabled(&self) -> bool {
         self.listening.load(Ordering::SeqCst)
+    }
+
+    /// The newest publish on the primary, while the listener is connected
+    /// (read replicas are used only for answers at least this new).
+    pub fn latest_publish(&self) -> Option<i64> {
+        let publish = self.publish.load(Ordering::SeqCst);
+        (self.enabled() && publish > 0).then_some(publish)
+    }
+
+    /// Takes in a publish heard of; set before the generation is bumped, so
+    /// that a read begun after the bump already requires it.
+    fn heard(&self, publish: Option<i64>) {
+        if let Some(publish) = publish {
+            self.publish.fetch_max(publish, Ordering::SeqCst);
+        }
     }
 
     /// Hits and misses so far, for /healthz.
@@ -346,6 +364,7 @@ impl ResponseCache {
                 return Err(err);
             }
         };
+        self.heard(publish);
         self.bump();
         self.listening.store(true, Ordering::SeqCst);
         tracing::info!(publish = ?publish, "publish listener: listening");
@@ -353,6 +372,7 @@ impl ResponseCache {
             tokio::select! {
                 Some(payload) = notify_rx.recv() => {
                     tracing::info!(publish = %payload, "new publish: response cache dropped");
+                    self.heard(payload.parse().ok());
                     self.bump();
                 }
                 outcome = &mut done_rx => {

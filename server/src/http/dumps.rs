@@ -4,7 +4,7 @@
 use salvo::prelude::*;
 
 use super::params::Query;
-use super::respond::{call_row, etag, send_cached};
+use super::respond::{etag, read, send_cached};
 use super::state;
 use crate::error::ApiError;
 
@@ -15,10 +15,11 @@ pub(super) async fn prices_csv(
     res: &mut Response,
 ) -> Result<(), ApiError> {
     let q = Query::parse(req.uri().query(), &[])?;
-    let row = call_row(
+    let row = read(
         state(depot),
         "select publish, csv from api.price_dump()",
         &[],
+        |row| row.try_get(0).ok(),
     )
     .await?;
     let publish: i64 = row.get(0);

@@ -17,7 +17,8 @@ const HEALTH_TIMEOUT: Duration = Duration::from_millis(800);
 
 #[handler]
 pub(super) async fn health(depot: &mut Depot, res: &mut Response) {
-    let pool = &state(depot).pool;
+    // The control pool: data requests cannot hold all of its connections.
+    let pool = &state(depot).control;
     match tokio::time::timeout(HEALTH_TIMEOUT, crate::db::health(pool)).await {
         Ok(Ok(as_of)) => {
             let as_of = as_of.and_then(|t| t.format(&Rfc3339).ok());
@@ -47,13 +48,16 @@ pub(super) async fn health(depot: &mut Depot, res: &mut Response) {
 #[handler]
 pub(super) async fn healthz(depot: &mut Depot, res: &mut Response) {
     let state = state(depot);
-    let pool = state.pool.status();
+    let pool = state.reads.primary().status();
+    let control = state.control.status();
     res.render(Json(json!({
         "status": "ok",
         "service": "pricing",
         "version": env!("CARGO_PKG_VERSION"),
         "uptime_seconds": state.started.elapsed().as_secs(),
         "pool": {"size": pool.size, "available": pool.available, "waiting": pool.waiting},
+        "control_pool": {"size": control.size, "available": control.available, "waiting": control.waiting},
+        "reads": state.reads.stats(),
         "quota_accounting": state.access.accountant().stats(),
         "response_cache": state.cache.stats(),
     })));

@@ -37,11 +37,19 @@ use salvo::routing::filters::{self, Filter as _};
 use crate::access::{Access, Caller};
 use crate::error::{ApiError, ErrorCode};
 use crate::net::Cidr;
+use crate::reads::Reads;
 
 /// What every handler can reach, injected into the depot.
 #[derive(Debug, Clone)]
 pub struct AppState {
-    pool: Pool,
+    /// Data reads (the `api` functions behind the endpoints): the primary's
+    /// data pool and any read replicas.
+    reads: Arc<Reads>,
+    /// Accounting, key resolution and the health probe: a pool of their own,
+    /// so that data requests holding every data connection cannot make
+    /// quotas fail open or health report the database unreachable.
+    control: Pool,
+    key_cache_ttl: Duration,
     started: Instant,
     trusted_proxies: Arc<[Cidr]>,
     access: Access,
@@ -52,11 +60,14 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// State over a pool of `pricing_web` connections.
+    /// State over a pool of `pricing_web` connections, for data reads and
+    /// control traffic alike (see [`Self::with_control_pool`]).
     pub fn new(pool: Pool, trusted_proxies: Vec<Cidr>) -> Self {
         Self {
             access: Access::new(pool.clone()),
-            pool,
+            control: pool.clone(),
+            key_cache_ttl: crate::keys::DEFAULT_CACHE_TTL,
+            reads: Arc::new(Reads::new(pool)),
             started: Instant::now(),
             trusted_proxies: trusted_proxies.into(),
             cache: Arc::new(cache::ResponseCache::new(cache::Limits::default())),
@@ -79,7 +90,24 @@ impl AppState {
 
     /// The same state with another API key cache TTL (zero: no caching).
     pub fn with_key_cache_ttl(mut self, ttl: Duration) -> Self {
-        self.access = Access::with_key_cache_ttl(self.pool.clone(), ttl);
+        self.key_cache_ttl = ttl;
+        self.access = Access::with_key_cache_ttl(self.control.clone(), ttl);
+        self
+    }
+
+    /// The same state with quota accounting, key resolution and the health
+    /// probe on `control` (see [`crate::db::control_pool`]) instead of the
+    /// data pool.
+    pub fn with_control_pool(mut self, control: Pool) -> Self {
+        self.access = Access::with_key_cache_ttl(control.clone(), self.key_cache_ttl);
+        self.control = control;
+        self
+    }
+
+    /// The same state with the data reads spread over these read replicas
+    /// (name, pool) as well (see [`crate::reads`]).
+    pub fn with_read_replicas(mut self, replicas: Vec<(String, Pool)>) -> Self {
+        self.reads = Arc::new(Reads::new(self.reads.primary().clone()).with_replicas(replicas));
         self
     }
 

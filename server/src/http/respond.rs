@@ -8,20 +8,16 @@
 //! (parameters sorted, the API key left out). A request whose `If-None-Match`
 //! names that ETag gets `304 Not Modified` without a body.
 
-use std::time::Duration;
-
 use salvo::http::StatusCode;
 use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use salvo::prelude::*;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use tokio_postgres::Row;
-use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::telemetry::Throttle;
 
 /// `Cache-Control` of every cacheable GET.
 pub const CACHE_CONTROL_VALUE: &str = "public, max-age=60";
@@ -29,90 +25,34 @@ pub const CACHE_CONTROL_VALUE: &str = "public, max-age=60";
 /// The envelope's `schema_version` (spec part 9).
 pub const SCHEMA_VERSION: &str = "1";
 
-/// The statement budget of each `api` function, in milliseconds: about a
-/// hundred times its p99 at the database on the full dataset (docs/api.md,
-/// "Caching"), so that only a call stuck behind a lock or a pathological
-/// input reaches it. Listings scan more than point lookups; the dump moves
-/// its 0.9 MB.
-const BUDGETS_MS: &[(&str, u32)] = &[
-    ("api.list_models", 500),
-    ("api.list_changes", 500),
-    ("api.get_model", 250),
-    ("api.model_history", 250),
-    ("api.compare", 250),
-    ("api.estimate_prices", 250),
-    ("api.price_dump", 1000),
-];
-
-/// The `api` function a statement calls (`select api.f($1, ...)` or
-/// `select ... from api.f()`) and its budget from [`BUDGETS_MS`].
-fn budget_of(sql: &str) -> (&str, u32) {
-    let function = sql
-        .find("api.")
-        .map(|at| &sql[at..])
-        .and_then(|rest| rest.split_once('('))
-        .map_or(sql, |(name, _)| name);
-    let budget = BUDGETS_MS
-        .iter()
-        .find(|(name, _)| *name == function)
-        .map_or(250, |(_, ms)| *ms);
-    (function, budget)
-}
-
-/// Runs `sql` (one call of an `api` function) on a pooled connection under
-/// the function's statement budget and returns its row. A call over budget
-/// is cancelled by PostgreSQL and fails alone with 503, logged once with the
-/// function's name, instead of holding the connection.
-pub async fn call_row(
-    state: &AppState,
-    sql: &str,
-    params: &[&(dyn ToSql + Sync)],
-) -> Result<Row, ApiError> {
-    let (function, budget_ms) = budget_of(sql);
-    let client = state.pool.get().await?;
-    let (set_budget, statement, reset) = tokio::try_join!(
-        client.prepare_cached("select set_config('statement_timeout', $1, false)"),
-        client.prepare_cached(sql),
-        client.prepare_cached("reset statement_timeout")
-    )?;
-    let budget = format!("{budget_ms}ms");
-    let budget_params: [&(dyn ToSql + Sync); 1] = [&budget];
-    // Sent together (tokio-postgres pipelines them): one round trip. The
-    // reset gives the connection back with the pool's own timeout, for the
-    // other users of the pool.
-    let outcome = tokio::try_join!(
-        client.query_one(&set_budget, &budget_params),
-        client.query_one(&statement, params),
-        client.execute(&reset, &[])
-    );
-    match outcome {
-        Ok((_, row, _)) => Ok(row),
-        Err(err) if err.code() == Some(&SqlState::QUERY_CANCELED) => {
-            static LOG: Throttle = Throttle::new(Duration::from_secs(10));
-            if let Some(suppressed) = LOG.admit() {
-                tracing::warn!(
-                    function,
-                    budget_ms,
-                    suppressed,
-                    "statement budget exceeded; call cancelled (logged at most once per 10 s)"
-                );
-            }
-            Err(ApiError::over_budget(budget_ms))
-        }
-        Err(err) => Err(err.into()),
-    }
-}
-
-/// [`call_row`] for a function returning jsonb: its value.
+/// Runs `sql` (one call of an `api` function returning jsonb with its
+/// `publish`) on a pooled connection, of a read replica that has the served
+/// publish or of the primary (see [`crate::reads`]), and returns its value.
 pub async fn call_json(
     state: &AppState,
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
 ) -> Result<Value, ApiError> {
-    call_row(state, sql, params)
-        .await?
-        .try_get::<_, Value>(0)
+    let row = read(state, sql, params, |row| {
+        row.try_get::<_, Value>(0).ok()?["publish"].as_i64()
+    })
+    .await?;
+    row.try_get::<_, Value>(0)
         .map_err(|e| ApiError::internal("reading an api result", &e))
+}
+
+/// Runs `sql` (one `api` read answering one row) where data reads go;
+/// `publish_of` finds the publish the row was computed from.
+pub async fn read(
+    state: &AppState,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    publish_of: impl Fn(&Row) -> Option<i64>,
+) -> Result<Row, ApiError> {
+    state
+        .reads
+        .query_one(sql, params, || state.cache.latest_publish(), publish_of)
+        .await
 }
 
 /// The publish a result was computed from, and the envelope around it.
@@ -215,22 +155,6 @@ mod tests {
                 "schema_version": "1", "as_of": "2026-10-01T00:00:00Z",
                 "data": {"items": []}, "pagination": {"count": 0}, "truncated": false
             })
-        );
-    }
-
-    #[test]
-    fn every_api_call_has_a_budget_by_its_function_name() {
-        assert_eq!(
-            budget_of("select api.list_models($1::text, $2::text)"),
-            ("api.list_models", 500)
-        );
-        assert_eq!(
-            budget_of("select publish, csv from api.price_dump()"),
-            ("api.price_dump", 1000)
-        );
-        assert_eq!(
-            budget_of("select api.get_model($1::text)"),
-            ("api.get_model", 250)
         );
     }
 

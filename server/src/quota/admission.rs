@@ -1,0 +1,365 @@
+//! Admission in batches across subjects. A request that no lease and no local
+//! refusal can answer waits in its subject's [`Slot`]; the subject is queued
+//! once. One dispatcher task per accountant sends the queued subjects to the
+//! database together, as one `api.admit_batch()` call with one entry per
+//! subject (cost: its waiting requests plus the lease it wants), when the
+//! previous call returns or after [`BATCH_WAIT`], whichever is first, with at
+//! most [`MAX_CALLS_IN_FLIGHT`] calls running. A subject has at most one call
+//! in flight, so its requests are granted in arrival order. The dispatcher
+//! stops when nothing is queued or in flight, and the next request starts it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use deadpool_postgres::Pool;
+use tokio::task::JoinSet;
+
+use super::grants::Grant;
+use super::lease::Slot;
+use super::{Decision, Inner, Subject, Waiters, in_time};
+
+/// A call waits at most this long for the previous one before it is sent anyway.
+pub const BATCH_WAIT: Duration = Duration::from_millis(1);
+/// The most calls of one accountant running at once: the accounting shares
+/// its pool with key resolution and the health probe, which must find a
+/// connection.
+const MAX_CALLS_IN_FLIGHT: usize = 2;
+/// The most requests of one subject in one call.
+const MAX_PER_SUBJECT: usize = 1024;
+/// The most subjects in one call.
+const MAX_SUBJECTS: usize = 1024;
+
+/// Every subject's slot, and the subjects due for the next call.
+#[derive(Debug, Default)]
+pub(super) struct Queue {
+    pub(super) slots: HashMap<Subject, Slot>,
+    /// Subjects with requests waiting (or a lease wanted) and no call in
+    /// flight, in the order they became due.
+    ready: Vec<Subject>,
+    /// Whether the dispatcher task runs.
+    dispatching: bool,
+}
+
+impl Queue {
+    /// The subject's slot, made when it has none (the subject is cloned only
+    /// then: this runs for every counted request).
+    pub(super) fn slot(&mut self, subject: &Subject, now: Instant) -> &mut Slot {
+        if !self.slots.contains_key(subject) {
+            self.slots.insert(subject.clone(), Slot::new(now));
+        }
+        self.slots
+            .get_mut(subject)
+            .unwrap_or_else(|| unreachable!("inserted above"))
+    }
+
+    /// Queues the subject for the next call unless it is queued or in flight
+    /// (its call's return queues it again). Returns whether the dispatcher
+    /// must be started.
+    fn enqueue(&mut self, subject: &Subject) -> bool {
+        let Some(slot) = self.slots.get_mut(subject) else {
+            return false;
+        };
+        if slot.queued || slot.in_flight {
+            return false;
+        }
+        slot.queued = true;
+        self.ready.push(subject.clone());
+        !std::mem::replace(&mut self.dispatching, true)
+    }
+
+    /// The next call: the queued subjects (at most [`MAX_SUBJECTS`]), each
+    /// with its waiting requests (at most [`MAX_PER_SUBJECT`]) and the lease
+    /// it wants, marked in flight. A subject with neither is dropped from
+    /// the queue.
+    fn assemble(&mut self, now: Instant) -> Vec<Entry> {
+        let take = self.ready.len().min(MAX_SUBJECTS);
+        let mut entries = Vec::with_capacity(take);
+        for subject in self.ready.drain(..take) {
+            let Some(slot) = self.slots.get_mut(&subject) else {
+                continue;
+            };
+            slot.queued = false;
+            let n = slot.waiters.len().min(MAX_PER_SUBJECT);
+            if slot.in_flight || (n == 0 && !slot.wants_lease(now)) {
+                continue;
+            }
+            let ahead = slot.lease_size(now);
+            slot.demand = 0;
+            slot.last_call = Some(now);
+            slot.in_flight = true;
+            entries.push(Entry {
+                subject,
+                waiters: slot.waiters.drain(..n).collect(),
+                ahead,
+            });
+        }
+        entries
+    }
+}
+
+/// One subject's part of a call.
+#[derive(Debug)]
+struct Entry {
+    subject: Subject,
+    /// Its requests, in arrival order.
+    waiters: Waiters,
+    /// Units asked for ahead of them (a lease).
+    ahead: u32,
+}
+
+impl Entry {
+    fn cost(&self) -> usize {
+        self.waiters.len() + usize::try_from(self.ahead).unwrap_or(0)
+    }
+}
+
+impl Inner {
+    /// Queues the subject (see [`Queue::enqueue`]) and starts the dispatcher
+    /// when it is not running.
+    pub(super) fn enqueue(self: &Arc<Self>, queue: &mut Queue, subject: &Subject) {
+        if queue.enqueue(subject) {
+            tokio::spawn(dispatch(self.clone()));
+        }
+    }
+
+    /// Takes in a call's answers: decisions to its requests, leases kept,
+    /// requests that arrived meanwhile served from them, subjects with
+    /// requests left queued again. `grants` is None when the call failed:
+    /// its requests go ahead uncounted (fail open).
+    fn settle(self: &Arc<Self>, entries: Vec<Entry>, grants: Option<Vec<Grant>>, sent: Instant) {
+        let mut kept = Vec::with_capacity(entries.len());
+        for (index, entry) in entries.into_iter().enumerate() {
+            let grant = grants.as_ref().and_then(|g| g.get(index)).copied();
+            let n = entry.waiters.len();
+            for (i, waiter) in entry.waiters.into_iter().enumerate() {
+                // A waiter that gave up (client gone) is simply skipped.
+                let _ = waiter.send(grant.map_or(Decision::Unaccounted, |g| g.decision(i)));
+            }
+            if let Some(grant) = grant.filter(|g| g.granted < n) {
+                self.remember_refused(&entry.subject, &grant, sent);
+            }
+            kept.push((entry.subject, grant, n));
+        }
+        let mut expired = Vec::new();
+        let mut leased = 0;
+        {
+            let mut queue = self.lock();
+            for (subject, grant, n) in kept {
+                let Some(slot) = queue.slots.get_mut(&subject) else {
+                    continue;
+                };
+                slot.in_flight = false;
+                if let Some(grant) = grant {
+                    leased += slot.keep(grant, n, sent);
+                    slot.serve_waiters(&subject, &mut expired);
+                }
+                if !slot.waiters.is_empty() || slot.wants_lease(Instant::now()) {
+                    self.enqueue(&mut queue, &subject);
+                }
+            }
+        }
+        self.leased
+            .fetch_add(u64::try_from(leased).unwrap_or(u64::MAX), Ordering::Relaxed);
+        if !expired.is_empty() {
+            self.releases().append(&mut expired);
+        }
+    }
+}
+
+/// Sends queued subjects to the database until none is queued or in flight.
+async fn dispatch(inner: Arc<Inner>) {
+    let mut calls = JoinSet::new();
+    loop {
+        while calls.try_join_next().is_some() {}
+        let entries = {
+            let mut queue = inner.lock();
+            let entries = if calls.len() < MAX_CALLS_IN_FLIGHT {
+                queue.assemble(Instant::now())
+            } else {
+                Vec::new()
+            };
+            if entries.is_empty() && calls.is_empty() && queue.ready.is_empty() {
+                queue.dispatching = false;
+                return;
+            }
+            entries
+        };
+        if !entries.is_empty() {
+            calls.spawn(call(inner.clone(), entries));
+        }
+        if calls.is_empty() {
+            continue;
+        }
+        if calls.len() < MAX_CALLS_IN_FLIGHT {
+            tokio::select! {
+                _ = calls.join_next() => {}
+                () = tokio::time::sleep(BATCH_WAIT) => {}
+            }
+        } else {
+            calls.join_next().await;
+        }
+    }
+}
+
+/// One `api.admit_batch()` call for `entries`, settled whatever its outcome.
+async fn call(inner: Arc<Inner>, entries: Vec<Entry>) {
+    let sent = Instant::now();
+    let mut guard = CallGuard {
+        inner: inner.clone(),
+        subjects: entries.iter().map(|e| e.subject.clone()).collect(),
+    };
+    let requests: usize = entries.iter().map(|e| e.waiters.len()).sum();
+    let requests = u64::try_from(requests).unwrap_or(u64::MAX);
+    inner.requests.fetch_add(requests, Ordering::Relaxed);
+    inner.calls.fetch_add(1, Ordering::Relaxed);
+    let grants = match in_time(admit_batch(&inner.pool, &entries)).await {
+        Ok(grants) => Some(grants),
+        Err(reason) => {
+            inner.failures.fetch_add(requests, Ordering::Relaxed);
+            if let Some(first) = entries.first() {
+                inner.log_failure(&first.subject, &reason);
+            }
+            None
+        }
+    };
+    guard.subjects.clear();
+    inner.settle(entries, grants, sent);
+}
+
+/// Forgets the subjects of a call whose task ends early (a panic), so that
+/// their next requests start anew; the call's own requests fail open, their
+/// channels being dropped.
+struct CallGuard {
+    inner: Arc<Inner>,
+    subjects: Vec<Subject>,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        if self.subjects.is_empty() {
+            return;
+        }
+        let mut queue = self.inner.lock();
+        for subject in &self.subjects {
+            queue.slots.remove(subject);
+        }
+    }
+}
+
+/// `api.admit_batch()` over `entries`: one grant per entry, in their order.
+async fn admit_batch(pool: &Pool, entries: &[Entry]) -> anyhow::Result<Vec<Grant>> {
+    let client = pool.get().await.context("no database connection")?;
+    let statement = client
+        .prepare_cached(
+            "select ord, granted, quota, used, reset_at, retry_after, refused_by, wait_us, burst
+             from api.admit_batch($1, $2, $3)",
+        )
+        .await?;
+    let subjects: Vec<&str> = entries.iter().map(|e| e.subject.id()).collect();
+    let plans: Vec<&str> = entries.iter().map(|e| e.subject.plan()).collect();
+    let costs = entries
+        .iter()
+        .map(|e| i32::try_from(e.cost()))
+        .collect::<Result<Vec<i32>, _>>()
+        .context("batch too large")?;
+    let rows = client
+        .query(&statement, &[&subjects, &plans, &costs])
+        .await?;
+    let mut grants = vec![None; entries.len()];
+    for row in &rows {
+        let ord: i32 = row.try_get(0)?;
+        let slot = usize::try_from(ord)
+            .ok()
+            .and_then(|o| o.checked_sub(1))
+            .and_then(|i| grants.get_mut(i))
+            .context("api.admit_batch answered for an entry it was not given")?;
+        *slot = Some(Grant::from_row(row, 1)?);
+    }
+    grants
+        .into_iter()
+        .map(|g| g.context("api.admit_batch left an entry unanswered"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(n: u8) -> Subject {
+        Subject::anonymous(std::net::IpAddr::from([192, 0, 2, n]))
+    }
+
+    /// Queues one waiting request of `subject`, as `Accountant::admit` does.
+    fn wait(queue: &mut Queue, subject: &Subject, now: Instant) -> bool {
+        let (tx, _rx) = tokio::sync::oneshot::channel();
+        queue.slot(subject, now).waiters.push(tx);
+        queue.enqueue(subject)
+    }
+
+    #[test]
+    fn one_call_carries_every_queued_subject_once_with_its_requests() {
+        let now = Instant::now();
+        let mut queue = Queue::default();
+        let (a, b) = (subject(1), subject(2));
+        assert!(
+            wait(&mut queue, &a, now),
+            "the first request starts the dispatcher"
+        );
+        assert!(!wait(&mut queue, &b, now));
+        assert!(!wait(&mut queue, &a, now));
+        let entries = queue.assemble(now);
+        let summary: Vec<_> = entries
+            .iter()
+            .map(|e| (e.subject.id().to_owned(), e.cost()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("ip:192.0.2.1".to_owned(), 2),
+                ("ip:192.0.2.2".to_owned(), 1)
+            ]
+        );
+        assert!(queue.slots.values().all(|s| s.in_flight && !s.queued));
+        assert!(queue.ready.is_empty());
+    }
+
+    #[test]
+    fn a_subject_in_flight_is_not_sent_again_until_its_call_returns() {
+        let now = Instant::now();
+        let mut queue = Queue::default();
+        let a = subject(1);
+        wait(&mut queue, &a, now);
+        assert_eq!(queue.assemble(now).len(), 1);
+        // Arrives while the call is in flight: waits, not queued.
+        wait(&mut queue, &a, now);
+        assert!(queue.ready.is_empty());
+        assert!(queue.assemble(now).is_empty());
+        assert_eq!(queue.slots[&a].waiters.len(), 1);
+    }
+
+    #[test]
+    fn a_call_takes_at_most_its_share_of_subjects_and_requests() {
+        let now = Instant::now();
+        let mut queue = Queue::default();
+        let many = subject(1);
+        for _ in 0..MAX_PER_SUBJECT + 5 {
+            wait(&mut queue, &many, now);
+        }
+        for n in 0..MAX_SUBJECTS {
+            let s = Subject::anonymous(std::net::IpAddr::from([10, 0, (n >> 8) as u8, n as u8]));
+            wait(&mut queue, &s, now);
+        }
+        let entries = queue.assemble(now);
+        assert_eq!(entries.len(), MAX_SUBJECTS);
+        assert_eq!(entries[0].cost(), MAX_PER_SUBJECT);
+        assert_eq!(queue.slots[&many].waiters.len(), 5);
+        assert_eq!(
+            queue.ready.len(),
+            1,
+            "the last subject waits for the next call"
+        );
+    }
+}
