@@ -27,7 +27,7 @@ LEDGER_REVERTED = "llmledger reverted flag: undone within 30 days"
 ROUTING = "aggregator routing change shown by one source: restated, not an event"
 LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
-ALIAS_MOVED = "alias moved: a -latest id pointing to another model, restated, not an event"
+ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
 
 # channels that list a model per deployment region, the data-zone / regional rows at a premium
 REGIONAL_CHANNELS = {"azure", "aws_bedrock"}
@@ -201,14 +201,14 @@ def alias_moves(steps):
     """A `-latest` id is a pointer to the maker's current model of a line: a move of its series is
     the pointer moving to another model (Mistral's mistral-large-latest from Large 2 at 2 / 6 to
     Large 3 at 0.5 / 1.5), not a price change of a model. The sources give no map of where the
-    pointer went when, so every move is taken as one: the newer figure is restated over the one
-    before it, from that one's date (as routing changes are), and the series makes no event.
+    pointer went when, so every move is taken as one: the series starts at its last move, and what
+    came before (another model's figures, under this id) is left out, not restated, so the alias
+    claims no price on a day it pointed elsewhere and makes no event.
     Returns (steps, the source figures no longer in them as given)."""
     out = []
     for st in steps:
         if out and None not in (out[-1].value, st.value) and st.value != out[-1].value:
-            prev = out.pop()
-            st = Step(prev.date, st.value, "obs", prev.exact, prev.lo, st.genai, st.srcs)
+            out = []
         out.append(st)
     out = finalize(out)
     kept = {(st.date, st.value) for st in out}

@@ -227,14 +227,15 @@ class Screens(unittest.TestCase):
         self.assertFalse(screen.is_premium("1.2", "1"))
         self.assertFalse(screen.is_premium("0.2", "0.15"))
 
-    def test_a_latest_alias_move_is_restated(self):
+    def test_a_latest_alias_starts_at_its_last_move(self):
         # mistral-large-latest on Mistral, input: 2 (Large 2, litellm 1.59.12 on) -> 0.5 (litellm
         # 1.100.5 on, 2026-03-02: the pointer moved to Mistral Large 3, mistral-large-2512 at 0.5)
         s = steps(("2025-01-07", "2"), ("2026-03-02", "0.5"),
                   srcs={"2025-01-07": {"litellm 1.59.12"}, "2026-03-02": {"litellm 1.100.5"}})
         kept, removed = screen.screen(s, "official", alias=True)
-        self.assertEqual(prices(kept), [("2025-01-07", "0.5")])
+        self.assertEqual(prices(kept), [("2026-03-02", "0.5")])
         self.assertEqual(kept[0].srcs, {"litellm 1.100.5"})
+        self.assertEqual(prices(removed[0][1]), [("2025-01-07", "2")])
         self.assertEqual([r for r, _s in removed], [screen.ALIAS_MOVED])
         # the same move on a dated model id stays an event
         self.assertEqual(prices(screen.screen(s, "official")[0]), prices(s))
