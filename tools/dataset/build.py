@@ -53,10 +53,16 @@ DATA_ZONES = {"us"}
 
 def region_class(key, ref):
     """0 a plain row, 1 a global or API-route variant of it (the default region's price), 2 a US
-    data-zone or cross-region row (`azure/us/`, Bedrock `us.`: a premium on newer models), 3 any
+    data-zone or cross-region row (`azure/us/`, Bedrock `us.` and `bedrock_mantle/`: a premium on
+    newer models), 3 any
     other region (EU, APAC, ...: regional premiums)."""
     if not ref.regional:
         return 0
+    if key.startswith("bedrock_mantle/"):
+        # Bedrock's OpenAI-compatible endpoint bills the US data-zone price: the `us.` row's
+        # figure, 1.1x the `global.` row's (gpt-5.6-sol: 5.5 / 33 against global 4 / 20 and
+        # us 4.4 / 22 in litellm 1.100.5; gpt-6.1-terra: 1.1 against global 1 in 1.109.1)
+        return 2
     parts = key.split("/")
     segs = {p for p in parts[1:-1]}
     m = BEDROCK_REGION.match(parts[-1]) if ref.channel == "aws_bedrock" else None
@@ -926,7 +932,7 @@ class Builder:
                 self.listed_now.add(ent)        # a source lists a current price: must be served
             for st, srcs in zip(steps, self.step_sources(steps, s)):
                 st.srcs = set(srcs)
-            steps, removed = screen.screen(steps, key[1])
+            steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"))
             for rule, dropped in removed:
                 self.quarantine(key, rule, dropped)
             s["steps"] = steps

@@ -10,6 +10,8 @@ from decimal import Decimal
 from series import Step, days_between, finalize
 
 UNDO_DAYS = 60          # a move undone within this many days is a correction, not two events
+UNDO_TOLERANCE = Decimal("0.05")  # a return within 5% of the figure before the move undoes it (0.68 -> 1.36 -> 0.7)
+REGION_PREMIUM = Decimal("1.1")   # a data-zone / regional row is priced 10% above the global row
 LIMIT_RESTATEMENT = Decimal("1.05")  # a limit moving by less than this is the same limit written otherwise
 BIG_MOVE = Decimal(10)  # a move of this factor or more needs a second source
 MAX_MOVE = Decimal(20)  # beyond this no source is believed: the publisher refuses such steps
@@ -24,6 +26,11 @@ LEDGER_CORRECTION = "llmledger correction flag (likely correction or unit fix): 
 LEDGER_REVERTED = "llmledger reverted flag: undone within 30 days"
 ROUTING = "aggregator routing change shown by one source: restated, not an event"
 LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
+REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
+ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
+
+# channels that list a model per deployment region, the data-zone / regional rows at a premium
+REGIONAL_CHANNELS = {"azure", "aws_bedrock"}
 
 # channels whose listed price is that of whichever provider they route to at the moment
 AGGREGATORS = {"openrouter"}
@@ -43,16 +50,27 @@ def factor(a, b):
     return max(a, b) / min(a, b)
 
 
+def returns_to(a, c):
+    """c is a's figure again: the same, or within UNDO_TOLERANCE of it (a rounded restatement)."""
+    if a is None or c is None:
+        return False
+    return a == c or abs(Decimal(c) - Decimal(a)) <= UNDO_TOLERANCE * Decimal(a)
+
+
 def undone_moves(steps):
-    """A -> B -> A with the return within UNDO_DAYS: B never was the price. Returns (steps, removed)."""
+    """A -> B -> A with the return within UNDO_DAYS: B never was the price. A return within 5% of
+    A (A -> B -> A', A' a rounded A) undoes the move too; A' is restated over A from A's date (the
+    newer statement of the same price), so no small step is left behind. Returns (steps, removed)."""
     steps = list(steps)
     removed = []
     i = 1
     while i + 1 < len(steps):
         a, b, c = steps[i - 1], steps[i], steps[i + 1]
-        if (None not in (a.value, b.value) and c.value == a.value
+        if (None not in (a.value, b.value)
+                and (c.value == a.value or (not returns_to(a.value, b.value) and returns_to(a.value, c.value)))
                 and days_between(b.date, c.date) <= UNDO_DAYS):
             removed += [b, c]
+            a.value = c.value
             a.srcs |= c.srcs
             steps = steps[:i] + steps[i + 2:]
             i = max(1, i - 1)
@@ -141,14 +159,76 @@ def routing_changes(steps):
     return out, [st for st in steps if (st.date, st.value) not in kept]
 
 
-def screen(steps, channel):
-    """All value rules in order: routing changes on an aggregator first, then undone moves (a
-    glitch that came back is not a big move), then big moves. Returns (steps, [(rule, removed
-    steps)])."""
+def is_premium(hi, lo):
+    """hi is lo x 1.1 (the regional premium), exactly or rounded to hi's own decimals."""
+    hi, lo = Decimal(hi), Decimal(lo)
+    want = lo * REGION_PREMIUM
+    if hi == want:
+        return True
+    exp = hi.as_tuple().exponent
+    return exp < 0 and want.quantize(Decimal(1).scaleb(exp)) == hi and abs(hi - want) < abs(hi - lo) / 10
+
+
+def region_rows(steps):
+    """On a channel with regional rows, a figure exactly 1.1x its neighbour's is the data-zone or
+    regional row's price of the same listing, the lower one the global row's: the series keeps
+    the global row for its whole life, the premium figure is restated to it (the move to or from
+    it is no event). Returns (steps, the premium figures removed)."""
+    steps = [Step(s.date, s.value, s.kind, s.exact, s.lo, s.genai, s.srcs) for s in steps]
     removed = []
+    changed = True
+    while changed:
+        changed = False
+        for i in range(1, len(steps)):
+            a, b = steps[i - 1], steps[i]
+            if None in (a.value, b.value) or a.value == b.value:
+                continue
+            if is_premium(b.value, a.value):
+                removed.append(Step(b.date, b.value, srcs=b.srcs))
+                b.value = a.value
+            elif is_premium(a.value, b.value):
+                removed.append(Step(a.date, a.value, srcs=a.srcs))
+                a.value = b.value
+            else:
+                continue
+            steps = finalize(steps)
+            changed = True
+            break
+    return steps, removed
+
+
+def alias_moves(steps):
+    """A `-latest` id is a pointer to the maker's current model of a line: a move of its series is
+    the pointer moving to another model (Mistral's mistral-large-latest from Large 2 at 2 / 6 to
+    Large 3 at 0.5 / 1.5), not a price change of a model. The sources give no map of where the
+    pointer went when, so every move is taken as one: the series starts at its last move, and what
+    came before (another model's figures, under this id) is left out, not restated, so the alias
+    claims no price on a day it pointed elsewhere and makes no event.
+    Returns (steps, the source figures no longer in them as given)."""
+    out = []
+    for st in steps:
+        if out and None not in (out[-1].value, st.value) and st.value != out[-1].value:
+            out = []
+        out.append(st)
+    out = finalize(out)
+    kept = {(st.date, st.value) for st in out}
+    return out, [st for st in steps if (st.date, st.value) not in kept]
+
+
+def screen(steps, channel, alias=False):
+    """All value rules in order: regional rows on a channel with regions, routing changes on an
+    aggregator, alias moves on a `-latest` series, then undone moves (a glitch that came back is
+    not a big move), then big moves. Returns (steps, [(rule, removed steps)])."""
+    removed = []
+    if channel in REGIONAL_CHANNELS:
+        steps, regional = region_rows(steps)
+        removed += [(REGION_ROW, regional)] if regional else []
     if channel in AGGREGATORS:
         steps, routed = routing_changes(steps)
         removed += [(ROUTING, routed)] if routed else []
+    if alias:
+        steps, moved = alias_moves(steps)
+        removed += [(ALIAS_MOVED, moved)] if moved else []
     steps, undone = undone_moves(steps)
     removed += [(UNDONE, undone)] if undone else []
     steps, big = big_moves(steps)

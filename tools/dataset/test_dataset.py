@@ -46,6 +46,12 @@ class RegionClass(unittest.TestCase):
         self.assertEqual(self.cls("eu.anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 3)
         self.assertEqual(self.cls("azure/eu/gpt-4o-2024-08-06", "azure"), 3)
 
+    def test_bedrock_mantle_rows_are_the_us_data_zone(self):
+        # litellm: a bedrock_mantle/ row carries the us. row's figure (39 of 39 pairs in one
+        # release), 1.1x the global. row's (1.109.1: gpt-6.1-terra input 1.1 / us. 1.1 / global. 1)
+        self.assertEqual(self.cls("bedrock_mantle/openai.gpt-5.6-sol", "bedrock_mantle"), 2)
+        self.assertEqual(self.cls("global.openai.gpt-5.6-sol", "bedrock_converse"), 1)
+
 
 class KeyRank(unittest.TestCase):
     """litellm 1.65.0: claude-3-5-haiku-20241022 at 0.8 / 4, claude-3-5-haiku-latest still at 1 / 5."""
@@ -180,6 +186,59 @@ class Screens(unittest.TestCase):
         s = steps(("2026-08-21", "0.14"), ("2026-09-01", "0.22"), srcs={"2026-09-01": {"litellm 1.100.5"}})
         self.assertEqual(prices(screen.screen(s, "fireworks")[0]), prices(s))
 
+
+    def test_a_rounded_return_within_5_percent_undoes_a_move(self):
+        # Mistral's mistral-large-4 input: 0.68 (2026-10-07), 1.36 (genai-prices 0.2.3 and litellm
+        # 1.109.0, 2026-10-20), 0.7 (genai-prices 0.2.3, 2026-10-29): a 2x excursion undone in 9
+        # days to a rounded figure; 0.7 is restated over 0.68 from its date
+        s = steps(("2026-10-07", "0.68"), ("2026-10-20", "1.36"), ("2026-10-29", "0.7"),
+                  srcs={"2026-10-20": {"genai-prices 0.2.3", "litellm 1.109.0"}, "2026-10-29": {"genai-prices 0.2.3"}})
+        kept, removed = screen.undone_moves(s)
+        self.assertEqual(prices(kept), [("2026-10-07", "0.7")])
+        self.assertEqual(prices(removed), [("2026-10-20", "1.36"), ("2026-10-29", "0.7")])
+
+    def test_a_return_further_than_5_percent_is_two_moves(self):
+        # a cut that comes back part of the way (1 -> 2 -> 0.9) is not undone
+        s = steps(("2026-01-01", "1"), ("2026-02-01", "2"), ("2026-03-01", "0.9"))
+        self.assertEqual(prices(screen.undone_moves(s)[0]), prices(s))
+
+    def test_a_data_zone_figure_on_azure_is_restated_to_the_global_row(self):
+        # azure/o1-mini-2024-09-12 input in litellm: 3 (1.53.1), 1.21 (1.65.0, 2025-03-07: the
+        # data-zone price, 1.1 x 1.1), 1.1 (1.67.5, 2025-04-26: the global price)
+        s = steps(("2024-10-05", "3"), ("2025-03-07", "1.21"), ("2025-04-26", "1.1"))
+        kept, removed = screen.screen(s, "azure")
+        self.assertEqual(prices(kept), [("2024-10-05", "3"), ("2025-03-07", "1.1")])
+        self.assertEqual([r for r, _s in removed], [screen.REGION_ROW])
+        self.assertEqual(prices(removed[0][1]), [("2025-03-07", "1.21")])
+
+    def test_a_premium_figure_appearing_later_keeps_the_global_price(self):
+        # azure/gpt-4-turbo-vision-preview input: 10 until litellm 1.109.1 gives 11 (2026-10-13)
+        s = steps(("2024-01-02", "10"), ("2026-10-13", "11"))
+        kept, removed = screen.screen(s, "azure")
+        self.assertEqual(prices(kept), [("2024-01-02", "10")])
+        self.assertEqual(prices(removed[0][1]), [("2026-10-13", "11")])
+        # the x1.1 rule is for channels with regional rows only: Novita's mimo-v2-flash 0.1 -> 0.11 stays
+        self.assertEqual(prices(screen.screen(steps(("2026-01-09", "0.1"), ("2026-08-28", "0.11")), "novita")[0]),
+                         [("2026-01-09", "0.1"), ("2026-08-28", "0.11")])
+
+    def test_premium_matches_rounded_figures_only_at_1_1x(self):
+        self.assertTrue(screen.is_premium("0.165", "0.15"))
+        self.assertTrue(screen.is_premium("0.143", "0.13"))
+        self.assertFalse(screen.is_premium("1.2", "1"))
+        self.assertFalse(screen.is_premium("0.2", "0.15"))
+
+    def test_a_latest_alias_starts_at_its_last_move(self):
+        # mistral-large-latest on Mistral, input: 2 (Large 2, litellm 1.59.12 on) -> 0.5 (litellm
+        # 1.100.5 on, 2026-03-02: the pointer moved to Mistral Large 3, mistral-large-2512 at 0.5)
+        s = steps(("2025-01-07", "2"), ("2026-03-02", "0.5"),
+                  srcs={"2025-01-07": {"litellm 1.59.12"}, "2026-03-02": {"litellm 1.100.5"}})
+        kept, removed = screen.screen(s, "official", alias=True)
+        self.assertEqual(prices(kept), [("2026-03-02", "0.5")])
+        self.assertEqual(kept[0].srcs, {"litellm 1.100.5"})
+        self.assertEqual(prices(removed[0][1]), [("2025-01-07", "2")])
+        self.assertEqual([r for r, _s in removed], [screen.ALIAS_MOVED])
+        # the same move on a dated model id stays an event
+        self.assertEqual(prices(screen.screen(s, "official")[0]), prices(s))
 
 class LimitScreens(unittest.TestCase):
     def test_a_limit_written_another_way_is_no_change(self):
