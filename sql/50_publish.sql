@@ -330,16 +330,17 @@ begin
            r.model_id, m.provider, r.channel, r.component, r.tier,
            trim_scale(q.usd_per_1m)::text, trim_scale(r.usd_per_1m)::text,
            publish.price_significance(q.usd_per_1m, r.usd_per_1m, r.channel, r.component, r.tier,
-                                      p.prominence, publish.corroboration(r.sources, p_sources)),
+                                      p.prominence, c.corroboration),
            r.valid_from,
            jsonb_build_object('source', r.source, 'sources', r.sources,
-                              'corroboration', publish.corroboration(r.sources, p_sources))
+                              'corroboration', c.corroboration)
     from stage_prices as r
     join stage_prices as q
       on (q.model_id, q.channel, q.component, q.tier) = (r.model_id, r.channel, r.component, r.tier)
      and q.valid_to = r.valid_from
     join stage_models as m on m.id = r.model_id
     join stage_prominence as p on p.id = r.model_id
+    cross join lateral (select publish.corroboration(r.sources, p_sources) as corroboration) as c
     where q.usd_per_1m <> r.usd_per_1m
       and not exists (
           select from pricing.prices as x
