@@ -57,48 +57,97 @@ pub fn format_money(amount: Decimal) -> String {
 pub fn write_money(out: &mut String, amount: Decimal) {
     use std::fmt::Write;
 
+    if let Some((negative, micros)) = small_micros(amount) {
+        if negative {
+            out.push('-');
+        }
+        push_micros(out, micros);
+        return;
+    }
     let rounded = round_money(amount);
     // In millionths: the mantissa scaled up to exactly MONEY_SCALE places (rounding left at
     // most that many), written as an integer with the point placed before its last
-    // MONEY_SCALE digits: much quicker than `Decimal`'s own formatting and padding.
+    // MONEY_SCALE digits.
     let micros = rounded.mantissa() * 10i128.pow(MONEY_SCALE - rounded.scale());
     if micros < 0 {
         out.push('-');
     }
     let micros = micros.unsigned_abs();
-    match u64::try_from(micros) {
-        // Amounts under about 18 trillion (all but absurd ones) fit in a u64: digits written by
-        // hand, which costs a fraction of u128 division and `fmt` padding (in WASM above all,
-        // where u128 division is a library call); the calculator's chart renders thousands of
-        // amounts a draw.
-        Ok(micros) => push_micros(out, micros),
-        Err(_) => {
-            let unit = 10u128.pow(MONEY_SCALE);
-            let width = MONEY_SCALE as usize;
-            // Writing into a String cannot fail.
-            let _ = write!(out, "{}.{:0width$}", micros / unit, micros % unit);
+    let unit = 10u128.pow(MONEY_SCALE);
+    let width = MONEY_SCALE as usize;
+    // Writing into a String cannot fail.
+    let _ = write!(out, "{}.{:0width$}", micros / unit, micros % unit);
+}
+
+/// `amount` rounded by the money rule ([`MONEY_SCALE`] places, [`MONEY_ROUNDING`]) as a sign
+/// and a count of millionths, when its mantissa and the result fit in a `u64`: every amount
+/// of a real bill (up to about 18 trillion). `None` for the rest, which [`round_money`] rounds.
+///
+/// The same rule as [`round_money`] in 64-bit integers: `rust_decimal` rounds in 96-bit
+/// arithmetic, and 128-bit multiplication and division are library calls in WASM, where the
+/// calculator's chart renders thousands of amounts a draw; the test
+/// `small_micros_round_as_round_money_does` holds the two to the same answers.
+fn small_micros(amount: Decimal) -> Option<(bool, u64)> {
+    let mantissa = amount.mantissa();
+    let magnitude = u64::try_from(mantissa.unsigned_abs()).ok()?;
+    let scale = amount.scale();
+    let micros = if scale <= MONEY_SCALE {
+        magnitude.checked_mul(10u64.pow(MONEY_SCALE - scale))?
+    } else {
+        let unit = 10u64.checked_pow(scale - MONEY_SCALE)?;
+        let (whole, rest) = (magnitude / unit, magnitude % unit);
+        // Half away from zero: up when the rest is at least half a unit.
+        if rest >= unit - rest {
+            whole + 1
+        } else {
+            whole
         }
-    }
+    };
+    // A tiny negative amount rounds to zero, never to "-0".
+    Some((mantissa < 0 && micros > 0, micros))
 }
 
 /// Appends `micros` millionths as a decimal with exactly [`MONEY_SCALE`] places.
-fn push_micros(out: &mut String, mut micros: u64) {
-    // 20 digits of u64::MAX and the point.
+fn push_micros(out: &mut String, micros: u64) {
+    const UNIT: u64 = 10u64.pow(MONEY_SCALE);
+    const PIECE: u64 = 100_000_000;
+    // 20 digits of u64::MAX and the point, written from the right.
     let mut buf = [0u8; 21];
     let mut start = buf.len();
-    let mut written = 0;
-    // At least one digit before the point.
-    while micros > 0 || written <= MONEY_SCALE {
-        if written == MONEY_SCALE {
-            start -= 1;
-            buf[start] = b'.';
-        }
-        start -= 1;
-        buf[start] = b'0' + (micros % 10) as u8;
-        micros /= 10;
-        written += 1;
+    // The digit loops run on u32 pieces below 10^8: in WASM, a 64-bit division by a constant
+    // becomes a 128-bit multiplication, a library call, and the chart renders thousands of
+    // amounts a draw.
+    let whole = micros / UNIT;
+    let (high, low) = (whole / PIECE, (whole % PIECE) as u32);
+    start = push_digits(
+        &mut buf,
+        start,
+        (micros % UNIT) as u32,
+        MONEY_SCALE as usize,
+    );
+    start -= 1;
+    buf[start] = b'.';
+    if high > 0 {
+        start = push_digits(&mut buf, start, low, 8);
+        // Below 2^64 / 10^14, so a u32.
+        start = push_digits(&mut buf, start, high as u32, 1);
+    } else {
+        // At least one digit before the point.
+        start = push_digits(&mut buf, start, low, 1);
     }
     out.extend(buf[start..].iter().map(|&b| char::from(b)));
+}
+
+/// Writes the decimal digits of `n`, zero-padded to `width`, into `buf` ending before `end`;
+/// returns where they start.
+fn push_digits(buf: &mut [u8], end: usize, mut n: u32, width: usize) -> usize {
+    let mut start = end;
+    while n > 0 || end - start < width {
+        start -= 1;
+        buf[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    start
 }
 
 /// Renders an exact amount (token volumes, prices) without trailing zeros, e.g. `"1500"`,
@@ -244,6 +293,39 @@ mod tests {
 
     fn dec(text: &str) -> Decimal {
         text.parse().expect("valid decimal")
+    }
+
+    #[test]
+    fn small_micros_round_as_round_money_does() {
+        // Every scale, mantissas around midpoints and the u64 edge, both signs: the integer
+        // path answers exactly what `rust_decimal`'s rounding and formatting answer.
+        let mut mantissas: Vec<i128> = vec![0, 1, 4, 5, 6, 9, 10, 15, 25, 49, 50, 51, 99, 100];
+        for power in 0..=19u32 {
+            let p = 10i128.pow(power);
+            mantissas.extend([p - 1, p, p + 1, 5 * p - 1, 5 * p, 5 * p + 1, 15 * p, 25 * p]);
+        }
+        let edge = i128::from(u64::MAX);
+        mantissas.extend([edge - 1, edge, edge + 1, edge / 7, 12_345_678_901_234_567]);
+        for scale in 0..=28u32 {
+            for &m in &mantissas {
+                for m in [m, -m] {
+                    let Ok(amount) = Decimal::try_from_i128_with_scale(m, scale) else {
+                        continue;
+                    };
+                    let rounded = round_money(amount);
+                    let expected = format!("{rounded:.6}");
+                    if let Some((negative, micros)) = small_micros(amount) {
+                        let mut text = String::new();
+                        if negative {
+                            text.push('-');
+                        }
+                        push_micros(&mut text, micros);
+                        assert_eq!(text, expected, "{amount}");
+                    }
+                    assert_eq!(format_money(amount), expected, "{amount}");
+                }
+            }
+        }
     }
 
     #[test]

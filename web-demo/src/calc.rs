@@ -178,25 +178,34 @@ fn row_model_id(fields: &Map<String, Value>) -> &str {
     fields.get("model_id").and_then(Value::as_str).unwrap_or("")
 }
 
-/// Estimates every model `passes` times, keeping nothing: how many estimates were made.
+/// Estimates every model at every volume `passes` times, keeping nothing: how many estimates
+/// were made. The same estimates as [`estimate_series`] makes, without reading anything from
+/// JavaScript per call or rendering anything back: what the series is measured against.
 pub fn estimate_repeatedly(
     workload: &Workload,
     models: &[ModelInput],
+    volumes: &[u64],
     passes: u32,
 ) -> Result<u32, CalcError> {
-    let resolved = workload.validate()?;
+    let resolved = volumes
+        .iter()
+        .map(|&requests_per_month| {
+            Workload {
+                requests_per_month,
+                ..*workload
+            }
+            .validate()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut count = 0u32;
     for _ in 0..passes {
-        for model in models {
-            let cost = estimate(std::hint::black_box(&resolved), &model.prices).map_err(|e| {
-                CalcError {
-                    code: "INVALID_ARGUMENT",
-                    message: e.to_string(),
-                    field: None,
-                }
-            })?;
-            std::hint::black_box(cost);
-            count = count.saturating_add(1);
+        for workload in &resolved {
+            for (i, model) in models.iter().enumerate() {
+                let cost = estimate(std::hint::black_box(workload), &model.prices)
+                    .map_err(|e| unpriceable(i, model, e))?;
+                std::hint::black_box(cost);
+                count = count.saturating_add(1);
+            }
         }
     }
     Ok(count)
@@ -434,7 +443,10 @@ mod tests {
             json!([{"prices": {"input": "1", "output": "2"}}, {"prices": {"input": "3", "output": "4"}}]),
         );
         let workload = Workload::from_volumes(1, 1, 1);
-        assert_eq!(estimate_repeatedly(&workload, &rows, 3), Ok(6));
+        assert_eq!(
+            estimate_repeatedly(&workload, &rows, &[1, 10, 100], 3),
+            Ok(18)
+        );
     }
 
     #[test]

@@ -66,17 +66,20 @@ pub fn presets() -> Result<JsValue, JsValue> {
     to_js(&calc::presets())
 }
 
-/// Estimates every model `passes` times inside WASM and returns how many estimates were made:
-/// the estimator's own speed without the JavaScript boundary, for `web-demo/bench/bench.mjs`.
+/// Estimates every model at every volume `passes` times inside WASM and returns how many
+/// estimates were made: the estimates of [`estimate_series`] without the JavaScript boundary
+/// and without rendering, the figure `web-demo/bench/bench.mjs` measures the series against.
 #[wasm_bindgen]
 pub fn estimate_repeatedly(
     workload: JsValue,
     models: JsValue,
+    volumes: Vec<f64>,
     passes: u32,
 ) -> Result<u32, JsValue> {
     let workload: Workload = from_js("workload", workload).map_err(into_error)?;
     let models: Vec<ModelInput> = from_js("models", models).map_err(into_error)?;
-    calc::estimate_repeatedly(&workload, &models, passes).map_err(into_error)
+    let volumes = calc::volumes_from_numbers(&volumes).map_err(into_error)?;
+    calc::estimate_repeatedly(&workload, &models, &volumes, passes).map_err(into_error)
 }
 
 /// The version of the estimator this binding was built with.
