@@ -62,7 +62,9 @@ wasm-bindgen --target web --no-typescript --out-dir "$DIST/pkg" "$WASM"
 log "wasm-bindgen --target nodejs -> $PKG_NODE"
 wasm-bindgen --target nodejs --no-typescript --out-dir "$PKG_NODE" "$WASM"
 
-cp web-demo/www/* "$DIST/"
+cp web-demo/www/*.js web-demo/www/*.css "$DIST/"
+log "pages: web-demo/www/*.html set into web-demo/www/layout.html"
+node web-demo/pages.mjs web-demo/www "$DIST"
 mkdir -p "$DIST/vendor"
 cp web-demo/node_modules/uplot/dist/uPlot.esm.js web-demo/node_modules/uplot/dist/uPlot.min.css \
     web-demo/node_modules/uplot/LICENSE "$DIST/vendor/"

@@ -1,10 +1,11 @@
 // A filtered, keyset-paged listing of the API (models, changes): the form's filters and the
 // page's cursor live in the address; Next follows `pagination.next_cursor`, Previous goes back
 // through the cursors this tab followed. The page supplies the form, the path and how to
-// render one page of answers; the elements #count, #prev, #next and #page-no are shared.
+// render one page of answers; the elements #count and #pager (its buttons labelled by its
+// data-previous and data-next) are shared.
 
 import { get } from "./api.js";
-import { $, hideBanner, showBanner, writeQuery } from "./ui.js";
+import { $, el, hideBanner, showBanner, writeQuery } from "./ui.js";
 
 const PAGE_SIZE = 20;
 // Typing waits for a pause before asking, so a word costs one request of the quota, not one per key.
@@ -17,6 +18,12 @@ const TYPING_PAUSE_MS = 350;
  * called on every new set of filters.
  */
 export function keysetListing({ form, names, defaults = {}, path, render, changed = () => {} }) {
+  const pager = $("pager");
+  pager.append(
+    el("button", { type: "button", id: "prev" }, pager.dataset.previous),
+    el("span", { id: "page-no", "aria-live": "polite" }),
+    el("button", { type: "button", id: "next" }, pager.dataset.next),
+  );
   const state = { cursor: "", previous: [], page: 1 };
   let typingTimer = 0;
   let asking = null;
