@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE))
 from fetch import extracted_path, load_sources  # noqa: E402
 from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,  # noqa: E402
                      per_token_to_mtok)
+import evidence  # noqa: E402
 import screen  # noqa: E402
 from series import Step, days_between, finalize, value_at  # noqa: E402
 from resolve import (BEDROCK_REGION, CHANNELS, MAKER_NAMES, ORG_MAKERS,  # noqa: E402
@@ -211,6 +212,9 @@ class Builder:
         self.linked = Counter()
         self.screened = []         # (series key, rule, [(from, price, sources)], detail)
         self.listed_now = set()    # models a source lists with a current price (before the screen)
+        self.notices = evidence.load() if not as_of else evidence.known_by(evidence.load(), as_of)
+        self.notice_prices = evidence.price_statements(self.notices)
+        self.notice_deprecations = evidence.deprecations(self.notices)
 
     # -- loading -------------------------------------------------------------------------------
     def path(self, sid, version):
@@ -913,11 +917,17 @@ class Builder:
                     if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
                         shut = (dd, k)
                         break
+            notice = self.notice_deprecations.get(meta["id"]) if ch == "official" else None
+            if notice:
+                # the maker's own deprecation notice names the shutdown day
+                shut = (notice[1], shut[1] if shut else None)
+                s["announced"] = notice[0]
             s["shutdown"] = shut
-            if shut and shut[0] <= gen:
-                # the provider stopped serving the row on its shutdown date: prices a source records
-                # for it after that day are not offers (e.g. a dead row's figures overwritten, or a
-                # row litellm lists only after its shutdown: grok-4-0709's cached-only price)
+            if shut:
+                # the provider stops serving the row on its shutdown date, past or future (a future
+                # end is a scheduled one): prices a source records for it after that day are not
+                # offers (e.g. a dead row's figures overwritten, or a row litellm lists only after
+                # its shutdown: grok-4-0709's cached-only price)
                 late = [x for x in steps if x.date > shut[0] and x.value is not None]
                 if late:
                     self.quarantine(key, screen.AFTER_SHUTDOWN, late, f"shutdown {shut[0]} ({shut[1]})")
@@ -932,6 +942,10 @@ class Builder:
                 self.listed_now.add(ent)        # a source lists a current price: must be served
             for st, srcs in zip(steps, self.step_sources(steps, s)):
                 st.srcs = set(srcs)
+            if ch == "official" and tier == "standard":
+                steps, moved = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
+                for rule, dropped in moved:
+                    self.quarantine(key, rule, dropped)
             steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"))
             for rule, dropped in removed:
                 self.quarantine(key, rule, dropped)
@@ -1143,7 +1157,9 @@ class Builder:
             dep_rec = []
             off_rows = [(k, s) for k, s in rows if k[1] == "official"]
             for _k, s in (off_rows or rows):
-                if s.get("shutdown"):
+                if s.get("announced"):
+                    dep_rec.append(s["announced"])      # the maker's own notice
+                elif s.get("shutdown"):
                     day = self.ledger.deprecation_recorded(s["shutdown"][1], s["shutdown"][0])
                     if not day:
                         obs_days = [d for (d, kk, _v), (_ver, _dd, data) in zip(s["obs"] or [], self.releases)
@@ -1255,6 +1271,8 @@ class Builder:
                         "license": s["license"], "released": rels[-1]["released"]})
             if s["id"] in screen.DERIVED_FROM:
                 out[-1]["derived_from"] = screen.DERIVED_FROM[s["id"]]
+        if self.notices:
+            out.append(evidence.source_block(self.notices))
         return sorted(out, key=lambda x: x["id"])
 
     def stats(self, models, prices):
