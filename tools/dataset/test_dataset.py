@@ -12,6 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build  # noqa: E402
 import evidence  # noqa: E402
+from lifecycle import lifecycle  # noqa: E402
 import screen  # noqa: E402
 from resolve import litellm_ref  # noqa: E402
 from series import Step, finalize, value_at  # noqa: E402
@@ -311,6 +312,50 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertNotIn("openai:gpt-5", evidence.deprecations(old))
         v4 = [n for n in old if n["id"] == "deepseek-pricing-2026-05-22"][0]
         self.assertEqual(v4["through"], "2026-05-01")
+
+
+class Lifecycle(unittest.TestCase):
+    """Input series of the bundled dataset (generated 2026-11-12); the last two tests are made up
+    to show one rule each."""
+
+    GEN = "2026-11-12"
+
+    @staticmethod
+    def never(_series):
+        return None
+
+    def test_a_future_shutdown_deprecates_and_leaves_the_other_channels_selling(self):
+        # openai:gpt-5: OpenAI's notice of 2026-06-11, shutdown 2026-12-11 on its own API; Azure
+        # ends it on 2027-02-09, OpenRouter sells it with no shutdown
+        official = {"steps": steps(("2025-08-07", "1.25"), ("2026-12-11", None)),
+                    "shutdown": ("2026-12-11", "gpt-5"), "announced": "2026-06-11"}
+        azure = {"steps": steps(("2025-08-07", "1.25"), ("2027-02-09", None)),
+                 "shutdown": ("2027-02-09", "azure/gpt-5")}
+        openrouter = {"steps": steps(("2025-09-28", "1.25"))}
+        got = lifecycle([("azure", azure), ("official", official), ("openrouter", openrouter)], self.GEN,
+                        self.never, False)
+        self.assertEqual(got, ("deprecated", "2026-06-11", None))
+
+    def test_a_model_no_channel_sells_is_retired_on_its_last_end(self):
+        # openai:gpt-4-0613: deprecated 2026-04-22, every series ended 2026-10-23
+        official = {"steps": steps(("2023-09-06", "30"), ("2026-10-23", None)),
+                    "shutdown": ("2026-10-23", "gpt-4-0613"), "announced": "2026-04-22"}
+        azure = {"steps": steps(("2024-01-01", "30"), ("2025-06-06", None))}
+        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False)
+        self.assertEqual(got, ("retired", "2026-04-22", "2026-10-23"))
+
+    def test_a_shutdown_recorded_only_after_it_leaves_the_deprecation_day_unknown(self):
+        # a shutdown first recorded by a source after the day itself: when it was announced is
+        # not known (never a date after the retirement)
+        official = {"steps": steps(("2025-03-11", "3"), ("2026-07-23", None)), "shutdown": ("2026-07-23", "k")}
+        got = lifecycle([("official", official)], self.GEN, lambda _s: "2026-08-12", False)
+        self.assertEqual(got, ("retired", None, "2026-07-23"))
+
+    def test_one_cloud_retiring_a_version_does_not_deprecate_a_model_without_an_official_row(self):
+        bedrock = {"steps": steps(("2025-01-01", "1")), "shutdown": ("2027-01-01", "k")}
+        vertex = {"steps": steps(("2025-01-01", "1"))}
+        got = lifecycle([("aws_bedrock", bedrock), ("vertex", vertex)], self.GEN, self.never, False)
+        self.assertEqual(got, ("active", None, None))
 
 
 if __name__ == "__main__":
