@@ -5,7 +5,10 @@
     python3 tools/dataset/build.py      # -> data/snapshot.json.gz, prints the report
 
 The output is deterministic: the same extracted files give the same bytes. The format and the
-rules (entity resolution, channels, history) are documented in docs/snapshot-format.md.
+rules (entity resolution, channels, history) are documented in docs/snapshot-format.md. The
+stages in their own modules: loaders.py (reading the sources), resolve.py (entity resolution),
+series.py (price series), evidence.py (the providers' own notices), screen.py (the screens
+before events), lifecycle.py (status, deprecation and retirement dates).
 Standard library only.
 """
 import argparse
@@ -25,6 +28,8 @@ sys.path.insert(0, str(HERE))
 from fetch import extracted_path, load_sources  # noqa: E402
 from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,  # noqa: E402
                      per_token_to_mtok)
+import evidence  # noqa: E402
+from lifecycle import end_date, lifecycle  # noqa: E402
 import screen  # noqa: E402
 from series import Step, days_between, finalize, value_at  # noqa: E402
 from resolve import (BEDROCK_REGION, CHANNELS, MAKER_NAMES, ORG_MAKERS,  # noqa: E402
@@ -211,6 +216,9 @@ class Builder:
         self.linked = Counter()
         self.screened = []         # (series key, rule, [(from, price, sources)], detail)
         self.listed_now = set()    # models a source lists with a current price (before the screen)
+        self.notices = evidence.load() if not as_of else evidence.known_by(evidence.load(), as_of)
+        self.notice_prices = evidence.price_statements(self.notices)
+        self.notice_deprecations = evidence.deprecations(self.notices)
 
     # -- loading -------------------------------------------------------------------------------
     def path(self, sid, version):
@@ -913,11 +921,17 @@ class Builder:
                     if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
                         shut = (dd, k)
                         break
+            notice = self.notice_deprecations.get(meta["id"]) if ch == "official" else None
+            if notice:
+                # the maker's own deprecation notice names the shutdown day
+                shut = (notice[1], shut[1] if shut else None)
+                s["announced"] = notice[0]
             s["shutdown"] = shut
-            if shut and shut[0] <= gen:
-                # the provider stopped serving the row on its shutdown date: prices a source records
-                # for it after that day are not offers (e.g. a dead row's figures overwritten, or a
-                # row litellm lists only after its shutdown: grok-4-0709's cached-only price)
+            if shut:
+                # the provider stops serving the row on its shutdown date, past or future (a future
+                # end is a scheduled one): prices a source records for it after that day are not
+                # offers (e.g. a dead row's figures overwritten, or a row litellm lists only after
+                # its shutdown: grok-4-0709's cached-only price)
                 late = [x for x in steps if x.date > shut[0] and x.value is not None]
                 if late:
                     self.quarantine(key, screen.AFTER_SHUTDOWN, late, f"shutdown {shut[0]} ({shut[1]})")
@@ -932,6 +946,10 @@ class Builder:
                 self.listed_now.add(ent)        # a source lists a current price: must be served
             for st, srcs in zip(steps, self.step_sources(steps, s)):
                 st.srcs = set(srcs)
+            if ch == "official" and tier == "standard":
+                steps, moved = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
+                for rule, dropped in moved:
+                    self.quarantine(key, rule, dropped)
             steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"))
             for rule, dropped in removed:
                 self.quarantine(key, rule, dropped)
@@ -999,7 +1017,7 @@ class Builder:
             other = [s for s in rows if not s.get("md")]
             if not md or not other or any(value_at(s["steps"], gen) is not None for s in other):
                 continue
-            end = max(max(self.end_date(s["steps"]) or "" for s in other), self.modelsdev_date)
+            end = max(max(end_date(s["steps"]) or "" for s in other), self.modelsdev_date)
             self.listed_now.discard(ent)        # models.dev's listing alone is no current offer
             for s in md:
                 if end > s["steps"][-1].date and s["steps"][-1].value is not None:
@@ -1137,44 +1155,9 @@ class Builder:
                 outp = ["text"] + (["audio"] if entry and entry.get("supports_audio_output") else [])
             modality = "text" if "text" in inp else inp[0]
             # lifecycle
-            cur = {k: value_at(s["steps"], gen) for k, s in rows}
-            ended = all(v is None for v in cur.values())
-            shut = sorted({s["shutdown"][0] for _k, s in rows if s.get("shutdown")})
-            dep_rec = []
-            off_rows = [(k, s) for k, s in rows if k[1] == "official"]
-            for _k, s in (off_rows or rows):
-                if s.get("shutdown"):
-                    day = self.ledger.deprecation_recorded(s["shutdown"][1], s["shutdown"][0])
-                    if not day:
-                        obs_days = [d for (d, kk, _v), (_ver, _dd, data) in zip(s["obs"] or [], self.releases)
-                                    if kk and data.get(kk, {}).get("deprecation_date") == s["shutdown"][0]]
-                        day = obs_days[0] if obs_days else None
-                    if day:
-                        dep_rec.append(day)
             flagged = bool(md.get("status") == "deprecated" and not self.as_of) or any(
                 m.get("deprecated") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ())) and not self.as_of
-            retirement = None
-            if ended:
-                retirement = max((self.end_date(s["steps"]) or "") for _k, s in rows) or None
-                status = "retired" if retirement and retirement <= gen else "active"
-            else:
-                # the maker's own shutdown decides; without an official row, every channel must
-                # have announced one (a single cloud retiring a version does not deprecate a model)
-                live = [s for _k, s in rows if value_at(s["steps"], gen) is not None]
-                off = [s for (e, ch, _c, _t), s in rows if ch == "official"]
-                if off:
-                    dep_now = any(s.get("shutdown") for s in off)
-                else:
-                    dep_now = bool(live) and all(s.get("shutdown") for s in live)
-                if dep_now and all(s.get("shutdown") for s in live):
-                    retirement = max(s["shutdown"][0] for s in live)
-                status = "deprecated" if (dep_now or flagged) else "active"
-            if status == "retired" and retirement and retirement > gen:
-                status = "deprecated"
-            dep = min(dep_rec) if dep_rec and status != "active" else None
-            if dep and (dep > gen or (retirement and dep > retirement)):
-                # recorded only after the shutdown: the day it was announced is not known
-                dep = None
+            status, dep, retirement = lifecycle([(k[1], s) for k, s in rows], gen, self.shutdown_recorded, flagged)
             name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
             models_out.append({
                 "id": meta["id"], "provider": ent[0], "name": name, "modality": modality,
@@ -1240,9 +1223,16 @@ class Builder:
             out.append(sorted(srcs))
         return out
 
-    @staticmethod
-    def end_date(steps):
-        return steps[-1].date if steps and steps[-1].value is None else None
+    def shutdown_recorded(self, s):
+        """The day a source first recorded the shutdown date of series `s`: llmledger's
+        deprecation event, else the first pinned litellm release whose row carries it."""
+        day, key = s["shutdown"]
+        found = self.ledger.deprecation_recorded(key, day)
+        if found:
+            return found
+        obs_days = [d for (d, kk, _v), (_ver, _dd, data) in zip(s["obs"] or [], self.releases)
+                    if kk and data.get(kk, {}).get("deprecation_date") == day]
+        return obs_days[0] if obs_days else None
 
     def sources_block(self):
         out = []
@@ -1255,6 +1245,8 @@ class Builder:
                         "license": s["license"], "released": rels[-1]["released"]})
             if s["id"] in screen.DERIVED_FROM:
                 out[-1]["derived_from"] = screen.DERIVED_FROM[s["id"]]
+        if self.notices:
+            out.append(evidence.source_block(self.notices))
         return sorted(out, key=lambda x: x["id"])
 
     def stats(self, models, prices):

@@ -11,6 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build  # noqa: E402
+import evidence  # noqa: E402
+from lifecycle import lifecycle  # noqa: E402
 import screen  # noqa: E402
 from resolve import litellm_ref  # noqa: E402
 from series import Step, finalize, value_at  # noqa: E402
@@ -259,6 +261,101 @@ class Series(unittest.TestCase):
         self.assertEqual(prices(out), [("2025-01-01", "1"), ("2025-03-01", None)])
         self.assertEqual(out[0].srcs, {"litellm 1.59.12", "llmledger 0.2.0"})
         self.assertEqual(value_at(out, "2025-02-15"), "1")
+
+
+class FirstPartyNotices(unittest.TestCase):
+    """tools/dataset/announcements.json against series as litellm and llmledger give them."""
+
+    NOTICES = evidence.load()
+    STATEMENTS = evidence.price_statements(NOTICES)
+
+    def test_a_late_rounded_record_takes_the_notices_day_and_figure(self):
+        # litellm 1.77.5 first shows deepseek-chat's input at 0.6 (2025-09-28); DeepSeek's page:
+        # $0.56 from 2025-09-05
+        srcs = {"2025-02-07": {"litellm 1.61.20"}, "2025-09-28": {"litellm 1.77.5"}, "2026-01-13": {"litellm 1.81.5"}}
+        got, moved = evidence.apply_prices(steps(("2025-02-07", "0.27"), ("2025-09-28", "0.6"), ("2026-01-13", "0.28"),
+                                                 srcs=srcs),
+                                           self.STATEMENTS[("deepseek:deepseek-chat", "input")])
+        self.assertEqual(prices(got), [("2025-02-07", "0.27"), ("2025-09-05", "0.56"), ("2026-01-13", "0.28")])
+        self.assertEqual(screen.independent_sources(got[1].srcs), {"litellm", "provider"})
+        self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.REDATED, [("2025-09-28", "0.6")])])
+
+    def test_a_series_litellm_starts_late_starts_on_the_providers_page(self):
+        # deepseek-v4-flash output: 0.28 first in litellm 1.91.5 (2026-06-21); DeepSeek's page
+        # shows it on 2026-04-26; litellm 1.100.5's 1.32 (2026-08-21) is after every copy read
+        got, _ = evidence.apply_prices(steps(("2026-06-21", "0.28"), ("2026-08-21", "1.32")),
+                                       self.STATEMENTS[("deepseek:deepseek-v4-flash", "output")])
+        self.assertEqual(prices(got), [("2026-04-26", "0.28"), ("2026-08-21", "1.32")])
+
+    def test_a_move_on_a_day_the_page_shows_the_old_figure_is_left_out(self):
+        # litellm 1.100.5's 0.44 for deepseek-v4-flash input, had it been dated inside the days
+        # DeepSeek's page is read to show 0.14 (2026-04-26 .. 2026-05-22)
+        got, moved = evidence.apply_prices(steps(("2026-04-26", "0.14"), ("2026-05-01", "0.44"), ("2026-09-13", "0.3")),
+                                           self.STATEMENTS[("deepseek:deepseek-v4-flash", "input")])
+        self.assertEqual(prices(got), [("2026-04-26", "0.14"), ("2026-09-13", "0.3")])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.CONTRADICTED, [("2026-05-01", "0.44")])])
+
+    def test_a_figure_is_recorded_only_as_itself_or_rounded_to_fewer_decimals(self):
+        self.assertTrue(evidence.records("0.6", "0.56"))
+        self.assertTrue(evidence.records("1.7", "1.68"))
+        self.assertFalse(evidence.records("0.06", "0.07"))     # litellm's deepseek-reasoner cache hit
+        self.assertFalse(evidence.records("2", "1.68"))        # a whole number is no rounding of a price
+        self.assertFalse(evidence.records("0.56", "0.6"))
+
+    def test_a_deprecation_notice_gives_the_announcement_and_the_shutdown_day(self):
+        deps = evidence.deprecations(self.NOTICES)
+        self.assertEqual(deps["openai:gpt-5"][:2], ("2026-06-11", "2026-12-11"))
+        self.assertEqual(deps["openai:gpt-4-0613"][:2], ("2026-04-22", "2026-10-23"))
+
+    def test_a_build_as_of_a_past_day_knows_no_later_notice(self):
+        old = evidence.known_by(self.NOTICES, "2026-05-01")
+        self.assertNotIn("openai:gpt-5", evidence.deprecations(old))
+        v4 = [n for n in old if n["id"] == "deepseek-pricing-2026-05-22"][0]
+        self.assertEqual(v4["through"], "2026-05-01")
+
+
+class Lifecycle(unittest.TestCase):
+    """Input series of the bundled dataset (generated 2026-11-12); the last two tests are made up
+    to show one rule each."""
+
+    GEN = "2026-11-12"
+
+    @staticmethod
+    def never(_series):
+        return None
+
+    def test_a_future_shutdown_deprecates_and_leaves_the_other_channels_selling(self):
+        # openai:gpt-5: OpenAI's notice of 2026-06-11, shutdown 2026-12-11 on its own API; Azure
+        # ends it on 2027-02-09, OpenRouter sells it with no shutdown
+        official = {"steps": steps(("2025-08-07", "1.25"), ("2026-12-11", None)),
+                    "shutdown": ("2026-12-11", "gpt-5"), "announced": "2026-06-11"}
+        azure = {"steps": steps(("2025-08-07", "1.25"), ("2027-02-09", None)),
+                 "shutdown": ("2027-02-09", "azure/gpt-5")}
+        openrouter = {"steps": steps(("2025-09-28", "1.25"))}
+        got = lifecycle([("azure", azure), ("official", official), ("openrouter", openrouter)], self.GEN,
+                        self.never, False)
+        self.assertEqual(got, ("deprecated", "2026-06-11", None))
+
+    def test_a_model_no_channel_sells_is_retired_on_its_last_end(self):
+        # openai:gpt-4-0613: deprecated 2026-04-22, every series ended 2026-10-23
+        official = {"steps": steps(("2023-09-06", "30"), ("2026-10-23", None)),
+                    "shutdown": ("2026-10-23", "gpt-4-0613"), "announced": "2026-04-22"}
+        azure = {"steps": steps(("2024-01-01", "30"), ("2025-06-06", None))}
+        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False)
+        self.assertEqual(got, ("retired", "2026-04-22", "2026-10-23"))
+
+    def test_a_shutdown_recorded_only_after_it_leaves_the_deprecation_day_unknown(self):
+        # a shutdown first recorded by a source after the day itself: when it was announced is
+        # not known (never a date after the retirement)
+        official = {"steps": steps(("2025-03-11", "3"), ("2026-07-23", None)), "shutdown": ("2026-07-23", "k")}
+        got = lifecycle([("official", official)], self.GEN, lambda _s: "2026-08-12", False)
+        self.assertEqual(got, ("retired", None, "2026-07-23"))
+
+    def test_one_cloud_retiring_a_version_does_not_deprecate_a_model_without_an_official_row(self):
+        bedrock = {"steps": steps(("2025-01-01", "1")), "shutdown": ("2027-01-01", "k")}
+        vertex = {"steps": steps(("2025-01-01", "1"))}
+        got = lifecycle([("aws_bedrock", bedrock), ("vertex", vertex)], self.GEN, self.never, False)
+        self.assertEqual(got, ("active", None, None))
 
 
 if __name__ == "__main__":

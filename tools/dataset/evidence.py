@@ -1,0 +1,118 @@
+"""First-party evidence: the providers' own dated notices, a source of the build.
+
+tools/dataset/announcements.json holds what a provider's own page says, with its URL and the day
+it was read: price lists in effect from a stated day (DeepSeek's pricing page), and deprecation
+notices with the announcement and shutdown days (OpenAI's deprecations page). A notice counts as
+an independent source (`provider <notice id>` in a step's sources) and outranks the release
+sources on what it states:
+
+- it dates a change: the source step that records the notice's figure late (the next step after
+  the notice's day) is moved to the day, and a source figure that is the notice's figure rounded
+  to fewer decimals (DeepSeek's 0.56 recorded as 0.6) takes the notice's figure;
+- it corroborates the step in effect on its day when that step already shows its figure;
+- it contradicts: a source step moving away from the notice's figure on a day the page shows that
+  figure still in effect (after `effective`, up to `through`) is not an offer and is left out;
+- a deprecation notice sets the model's deprecation date (the announcement day) and the official
+  channel's shutdown day.
+
+Everything moved or left out is returned with its rule for the quarantine report
+(docs/publishing.md "Screens"). Standard library only.
+"""
+import json
+from collections import defaultdict
+from decimal import Decimal
+from pathlib import Path
+
+from series import Step, days_between, finalize
+
+PATH = Path(__file__).resolve().parent / "announcements.json"
+SOURCE_ID = "provider"
+# a monthly-sampled source records a change up to about a quarter late (DeepSeek V4's launch
+# prices: on DeepSeek's page 2026-04-26, first in litellm 1.91.5 on 2026-06-21)
+LATE_DAYS = 92
+
+REDATED = "dated or restated by the provider's own notice"
+CONTRADICTED = "contradicts the provider's own price list: not an offer"
+
+
+def load(path=PATH):
+    return json.loads(Path(path).read_text())["notices"]
+
+
+def known_by(notices, day):
+    """The notices as they stood on `day` (a build as of a past day knows no later notice)."""
+    out = []
+    for n in notices:
+        if "prices" in n and n["effective"] <= day:
+            out.append(dict(n, through=min(n["through"], day)))
+        elif "deprecations" in n:
+            deps = [d for d in n["deprecations"] if d["announced"] <= day]
+            if deps:
+                out.append(dict(n, deprecations=deps))
+    return out
+
+
+def source_block(notices):
+    """The snapshot's `sources[]` entry of the notices (no package: they are the providers' pages)."""
+    return {"id": SOURCE_ID, "package": None, "versions": sorted(n["id"] for n in notices),
+            "license": None, "released": max(n["read"] for n in notices)}
+
+
+def source_of(notice):
+    return f"{SOURCE_ID} {notice['id']}"
+
+
+def price_statements(notices):
+    """(model id, component) -> [(effective, through, price, source)], oldest first."""
+    out = defaultdict(list)
+    for n in notices:
+        for p in n.get("prices", ()):
+            out[(p["model"], p["component"])].append((n["effective"], n["through"], p["price"], source_of(n)))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def deprecations(notices):
+    """model id -> (announced, shutdown, source); the newest notice of a model wins."""
+    out = {}
+    for n in sorted(notices, key=lambda n: n["id"]):
+        for d in n.get("deprecations", ()):
+            out[d["model"]] = (d["announced"], d["shutdown"], source_of(n))
+    return out
+
+
+def records(value, figure):
+    """A source's `value` records the notice's `figure`: the same, or the figure rounded to the
+    value's own decimals (0.6 for 0.56, 1.7 for 1.68)."""
+    if value is None:
+        return False
+    v, f = Decimal(value), Decimal(figure)
+    if v == f:
+        return True
+    exp = v.as_tuple().exponent
+    return v != 0 and exp < 0 and f.as_tuple().exponent < exp and f.quantize(Decimal(1).scaleb(exp)) == v
+
+
+def apply_prices(steps, statements):
+    """Apply a series' first-party price statements (see the module doc).
+    Returns (steps, [(rule, [removed or moved source steps])])."""
+    steps = [Step(s.date, s.value, s.kind, s.exact, s.lo, s.genai, s.srcs) for s in steps]
+    removed = []
+    for day, through, figure, src in statements:
+        i = max((k for k, s in enumerate(steps) if s.date <= day), default=None)
+        j = 0 if i is None else i + 1
+        hit = None
+        if i is not None and steps[i].value is not None and Decimal(steps[i].value) == Decimal(figure):
+            hit = steps[i]          # the sources already show the figure in effect that day
+        elif j < len(steps) and records(steps[j].value, figure) and days_between(day, steps[j].date) <= LATE_DAYS:
+            hit = steps[j]          # the sources' next step is this change, recorded late or rounded
+            removed.append((REDATED, [Step(hit.date, hit.value, srcs=hit.srcs)]))
+            hit.date, hit.value = day, figure
+        if hit is not None:
+            hit.srcs = set(hit.srcs) | {src}
+        late = [s for s in steps
+                if day < s.date <= through and s.value is not None and Decimal(s.value) != Decimal(figure)]
+        if late:
+            removed.append((CONTRADICTED, late))
+            steps = [s for s in steps if s not in late]
+        steps = finalize(steps)
+    return steps, removed
