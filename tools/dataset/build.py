@@ -127,6 +127,21 @@ def time_of_day_priced(m):
     return isinstance(pr, list) and any((c.get("constraint") or {}).get("__t") == "TimeOfDateConstraint" for c in pr)
 
 
+def time_of_day_since(m):
+    """The day a time-of-day priced genai-prices model began to be priced by time of day: its
+    first dated price (genai-prices keeps the flat rate before it as the undated first price:
+    DeepSeek V4 from 2026-08-17), or None when it is priced by time of day from its first price."""
+    days = [c["constraint"]["start_date"] for c in m["prices"]
+            if (c.get("constraint") or {}).get("__t") == "StartDateConstraint"]
+    return min(days) if days else None
+
+
+def peak_listed(entry):
+    """A litellm row whose list figures are its peak-hour rate: it carries an off-peak rate beside
+    them (DeepSeek V4 from litellm 1.104.5)."""
+    return "off_peak_pricing" in entry
+
+
 def load_bisected():
     """(key, field, value, after, until) -> {"first", "released"}: the pinned bisection results."""
     path = HERE / "bisected.json"
@@ -166,6 +181,19 @@ class Ledger:
         for k in keys:
             out += [e for e in self.field_events.get((k, field), ()) if lo < e[0] <= hi]
         return sorted(out, key=lambda e: e[0])
+
+    def move(self, keys, field, lo, hi, old, new, since=None):
+        """The ledger's events that take `field` from `old` (shown by the release of day `lo`) to
+        `new` (shown by the release of day `hi`), or [] when the ledger does not date the move.
+        A release dated by its content can be dated a few days late, so a move dated before `lo`
+        but after `since` (the day `old` began) that goes from `old` to `new` is the same move
+        (gpt-5.5-pro 60 -> 30 on 2026-04-29, flagged a likely correction; litellm 1.83.14, dated
+        2026-04-30, still shows 60)."""
+        evs = self.window(keys, field, lo, hi)
+        if evs and evs[-1][2] == new:
+            return evs
+        evs = self.window(keys, field, since, hi) if since else []
+        return evs if evs and evs[0][1] == old and evs[-1][2] == new else []
 
     def added_in(self, key, lo, hi):
         days = [d for d, kind, _f, _n in self.presence.get(key, ()) if kind == "added" and lo < d <= hi]
@@ -499,8 +527,10 @@ class Builder:
                 e[f] = int(e[f]) if e[f] is not None else None
         return out
 
-    def history_from_litellm(self, ec, field):
-        obs = self.observe(ec, field)
+    def history_from_litellm(self, ec, field, until=None):
+        """The series of a field from litellm's releases (and llmledger's dated events between
+        them); with `until`, only the releases dated before that day are read."""
+        obs = [o if until is None or o[0] < until else (o[0], None, None) for o in self.observe(ec, field)]
         if not any(v for _d, _k, v in obs):
             return [], None
         L = self.ledger
@@ -549,8 +579,8 @@ class Builder:
                     steps.append(Step(added, v, "obs", True, srcs=led) if added
                                  else self.first_release_with(k, field, v, prev_i, i, move=False))
             else:
-                evs = L.window({k, prev_k} - {None}, field, prev_d, d)
-                if evs and evs[-1][2] == v:
+                evs = L.move({k, prev_k} - {None}, field, prev_d, d, prev_v, v, steps[-1].date if steps else None)
+                if evs:
                     for e in evs:
                         steps.append(Step(e[0], e[2], kind_of(e[3]), srcs=led))
                 elif self.unit_restated(ec, prev_i, i):
@@ -569,6 +599,27 @@ class Builder:
             # dropped / corrected moves must not contradict the newest observation
             steps.append(Step(last_seen[0], last_seen[1], "obs", False))
             steps = finalize(steps)
+        return steps, obs
+
+    def without_peak_rates(self, ec, comp, tier, field):
+        """The standard series of a model billed by time of day: litellm's figures from the day
+        time-of-day billing began are a peak-hour rate, not a price in effect all day, so no
+        release from that day is read (not even its ledger events, whose correction flags would
+        carry a peak figure back over the list price: DeepSeek V4 Pro's cached input 0.003625 ->
+        0.044) and the series ends on that day with no price; the figures left out are listed.
+        A series that starts after that day is left out whole. Returns (steps, obs)."""
+        since = self.peak_since[ec]
+        full = self.observe(ec, field)
+        left = [Step(d, v, srcs={f"litellm {self.releases[i][0]}"}) for i, (d, _k, v) in enumerate(full)
+                if v is not None and (since is None or d >= since)]
+        steps, obs = [], None
+        if since is not None:
+            steps, obs = self.history_from_litellm(ec, field, until=since)
+            steps = [st for st in steps if st.date < since]
+            if steps and steps[-1].value is not None:
+                steps = finalize(steps + [Step(since, None, srcs={f"genai-prices {self.genai_version}"})])
+        if left:
+            self.quarantine((ec[0], ec[1], comp, tier), screen.PEAK_RATE, left)
         return steps, obs
 
     def unit_restated(self, ec, lo_i, hi_i):
@@ -624,6 +675,7 @@ class Builder:
     def genai_series(self):
         """(ent, ch) -> {(component, tier): [(date or None, value)]} and the models behind them."""
         self.gen_of = defaultdict(list)
+        self.peak_since = {}    # (ent, ch) -> the day its litellm figures became peak-hour rates (None: always)
         series = defaultdict(dict)
         primary = {(self.entity_of(r.maker, r.mkey), r.channel) for _p, _m, r in self.gen_rows if not r.fallback}
         primary |= set(self.lit_best)
@@ -636,6 +688,11 @@ class Builder:
                 # its all-day price is an off-peak (or peak) figure: merged with litellm's list
                 # price it would mix the two in one series, so litellm's figure stands alone
                 self.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
+                if any(peak_listed(e) for _r, _k, e, _ref in self.lit_best[ec].values()):
+                    # ...unless litellm's figure is itself the peak-hour rate: then no source
+                    # gives an all-day price from the day time-of-day billing began
+                    since = time_of_day_since(m)
+                    self.peak_since[ec] = min(since, self.peak_since.get(ec) or since) if since else None
                 continue
             self.gen_of[ec].append((p, m, ref))
             std = self.genai_prices_of(m)
@@ -684,7 +741,8 @@ class Builder:
                         continue
                     steps, obs = ([], None)
                     if ec in self.lit_best:
-                        steps, obs = self.history_from_litellm(ec, base + sfx)
+                        steps, obs = (self.without_peak_rates(ec, comp, tier, base + sfx) if ec in self.peak_since
+                                      else self.history_from_litellm(ec, base + sfx))
                     g = gseries.get(ec, {}).get((comp, tier))
                     if g and self.as_of:
                         g = self.genai_as_of(g)

@@ -7,6 +7,7 @@ release are named in each test). Standard library only.
 """
 import sys
 import unittest
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -356,6 +357,94 @@ class Lifecycle(unittest.TestCase):
         vertex = {"steps": steps(("2025-01-01", "1"))}
         got = lifecycle([("aws_bedrock", bedrock), ("vertex", vertex)], self.GEN, self.never, False)
         self.assertEqual(got, ("active", None, None))
+
+
+class LedgerDating(unittest.TestCase):
+    """llmledger 0.2.0's events of litellm's `gpt-5.5-pro-2026-04-23` row (input, per token)."""
+
+    LEDGER = build.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
+        "gpt-5.5-pro-2026-04-23": [
+            ["2026-04-24", "added", "", None, None, "", 859],
+            ["2026-04-29", "price", "input_cost_per_token", 6e-05, 3e-05, "likely", 210]]}})
+
+    def test_a_move_dated_before_a_late_dated_release_is_the_same_move(self):
+        # litellm 1.83.14 (content-dated 2026-04-30) still shows 60, 1.87.5 (2026-05-28) shows 30:
+        # the ledger's 60 -> 30 of 2026-04-29, a likely correction, is that move
+        got = self.LEDGER.move({"gpt-5.5-pro-2026-04-23"}, "input_cost_per_token", "2026-04-30", "2026-05-28",
+                               "60", "30", since="2026-04-24")
+        self.assertEqual(got, [("2026-04-29", "60", "30", "likely")])
+        self.assertEqual(build.kind_of(got[0][3]), "correction")
+
+    def test_a_move_from_another_figure_is_not_that_move(self):
+        self.assertEqual(self.LEDGER.move({"gpt-5.5-pro-2026-04-23"}, "input_cost_per_token", "2026-04-30",
+                                          "2026-05-28", "45", "30", since="2026-04-24"), [])
+        self.assertEqual(self.LEDGER.move({"gpt-5.5-pro-2026-04-23"}, "input_cost_per_token", "2026-04-30",
+                                          "2026-05-28", "60", "30"), [])
+
+
+class PeakRates(unittest.TestCase):
+    """DeepSeek V4 Pro on DeepSeek's API: genai-prices 0.2.3's model and litellm's
+    `deepseek/deepseek-v4-pro` row (cached input) in the pinned releases, with llmledger's events."""
+
+    GENAI = {"id": "deepseek-v4-pro", "prices": [
+        {"prices": {"input_mtok": "0.435", "cache_read_mtok": "0.003625", "output_mtok": "0.87"}},
+        {"constraint": {"__t": "StartDateConstraint", "start_date": "2026-08-17"},
+         "prices": {"input_mtok": "0.66", "cache_read_mtok": "0.022", "output_mtok": "1.98"}},
+        {"constraint": {"__t": "TimeOfDateConstraint", "start_time": "01:00:00Z", "end_time": "04:00:00Z"},
+         "prices": {"input_mtok": "1.32", "cache_read_mtok": "0.044", "output_mtok": "3.96"}}]}
+    # genai-prices 0.2.3 `deepseek-flash` (V4.1 Flash, released 2026-09-10): time-of-day from its first price
+    GENAI_FLASH = {"id": "deepseek-flash", "prices": [
+        {"prices": {"input_mtok": "0.15", "cache_read_mtok": "0.003", "output_mtok": "0.6"}},
+        {"constraint": {"__t": "TimeOfDateConstraint", "start_time": "01:00:00Z", "end_time": "04:00:00Z"},
+         "prices": {"input_mtok": "0.3", "cache_read_mtok": "0.006", "output_mtok": "1.2"}}]}
+    ROW = {"litellm_provider": "deepseek", "mode": "chat", "input_cost_per_token": 4.35e-07}
+    RELEASES = [("1.91.5", "2026-06-25", 3.625e-09, False), ("1.95.1", "2026-07-29", 3.625e-09, False),
+                ("1.100.5", "2026-08-31", 4.4e-08, False), ("1.104.5", "2026-09-26", 4.4e-08, True)]
+
+    def builder(self):
+        b = build.Builder.__new__(build.Builder)
+        ec = (("deepseek", "deepseek-v4-pro"), "official")
+        b.releases, best = [], {}
+        for i, (v, d, cached, off_peak) in enumerate(self.RELEASES):
+            e = dict(self.ROW, cache_read_input_token_cost=cached)
+            if off_peak:
+                e["off_peak_pricing"] = {"cache_read_input_token_cost": 2.2e-08}
+            b.releases.append((v, d, {"deepseek/deepseek-v4-pro": e}))
+            best[i] = ((0,), "deepseek/deepseek-v4-pro", e, None)
+        b.lit_best = {ec: best}
+        b.ledger = build.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
+            "deepseek/deepseek-v4-pro": [
+                ["2026-06-21", "added", "", None, None, "", 230],
+                ["2026-08-21", "price", "cache_read_input_token_cost", 3.625e-09, 4.4e-08, "likely", 4]]}})
+        b.ledger_src, b.genai_version = "llmledger 0.2.0", "0.2.3"
+        b.bisected, b.unbisected, b.screened, b.left_out = {}, [], [], Counter()
+        b.peak_since = {ec: build.time_of_day_since(self.GENAI)}
+        return b, ec
+
+    def test_time_of_day_billing_starts_at_genai_prices_first_dated_price(self):
+        self.assertTrue(build.time_of_day_priced(self.GENAI))
+        self.assertEqual(build.time_of_day_since(self.GENAI), "2026-08-17")
+        self.assertIsNone(build.time_of_day_since(self.GENAI_FLASH))
+
+    def test_a_row_with_an_off_peak_rate_lists_its_peak_rate(self):
+        self.assertTrue(build.peak_listed({"input_cost_per_token": 1.32e-06, "off_peak_pricing": {}}))
+        self.assertFalse(build.peak_listed(self.ROW))
+
+    def test_the_standard_series_ends_when_time_of_day_billing_begins(self):
+        # without the rule: 0.044 from 2026-06-21 (the ledger's likely-correction flag carries the
+        # peak figure back); DeepSeek's page lists 0.003625 until peak hours began
+        b, ec = self.builder()
+        got, _obs = b.without_peak_rates(ec, "cached_input", "standard", "cache_read_input_token_cost")
+        self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None)])
+        self.assertEqual([(rule, [(d, v) for d, v, _s in xs]) for _k, rule, xs, _d in b.screened],
+                         [(screen.PEAK_RATE, [("2026-08-31", "0.044"), ("2026-09-26", "0.044")])])
+
+    def test_a_series_that_starts_in_peak_billing_is_left_out_whole(self):
+        b, ec = self.builder()
+        b.peak_since[ec] = None
+        got, _obs = b.without_peak_rates(ec, "cached_input", "standard", "cache_read_input_token_cost")
+        self.assertEqual(got, [])
+        self.assertEqual(len(b.screened[0][2]), 4)
 
 
 if __name__ == "__main__":
