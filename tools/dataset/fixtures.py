@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import build  # noqa: E402
+from render import value_at_hist  # noqa: E402
 
 A_DATE = "2026-09-26"          # litellm 1.104.5
 MODELS = [
@@ -49,14 +50,6 @@ def cut(snap, ids):
     return out
 
 
-def value_at(hist, day):
-    v = None
-    for h in hist:
-        if h["from"] <= day:
-            v = h["price"]
-    return v
-
-
 def check(a, b):
     """Which change-event types A -> B shows; raises if one is missing."""
     ga, gb = a["generated_at"][:10], b["generated_at"][:10]
@@ -68,7 +61,7 @@ def check(a, b):
     seen["price_change"] = []
     for p in b["prices"]:
         k = (p["model"], p["channel"], p["component"], p["tier"])
-        old, new = (value_at(pa[k]["history"], ga) if k in pa else None), value_at(p["history"], gb)
+        old, new = (value_at_hist(pa[k]["history"], ga) if k in pa else None), value_at_hist(p["history"], gb)
         if old and new and old != new:
             seen["price_change"].append(k)
     seen["price_change_scheduled"] = [(p["model"], p["channel"], p["component"]) for p in b["prices"]

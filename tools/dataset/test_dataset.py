@@ -12,8 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build  # noqa: E402
+import events  # noqa: E402
 import evidence  # noqa: E402
 from lifecycle import lifecycle  # noqa: E402
+import render  # noqa: E402
 import screen  # noqa: E402
 from resolve import litellm_ref  # noqa: E402
 from series import Step, finalize, value_at  # noqa: E402
@@ -357,6 +359,63 @@ class Lifecycle(unittest.TestCase):
         vertex = {"steps": steps(("2025-01-01", "1"))}
         got = lifecycle([("aws_bedrock", bedrock), ("vertex", vertex)], self.GEN, self.never, False)
         self.assertEqual(got, ("active", None, None))
+
+
+class Events(unittest.TestCase):
+    """The steps a series publishes: xAI's grok-4-0709 on xAI's API (shutdown 2026-05-15) and
+    GPT-5.5 Pro's input on OpenAI's API, as litellm, llmledger and genai-prices give them."""
+
+    def test_a_series_ends_on_its_shutdown_and_later_figures_are_no_offer(self):
+        # litellm lists grok-4-0709 at 3 from 2025-07-31, and again from 2026-08-31 (1.100.0) at 1.25
+        got, late = events.end_at_shutdown(steps(("2025-07-31", "3"), ("2026-08-31", "1.25")), "2026-05-15")
+        self.assertEqual(prices(got), [("2025-07-31", "3"), ("2026-05-15", None)])
+        self.assertEqual(prices(late), [("2026-08-31", "1.25")])
+
+    def test_a_future_shutdown_is_a_scheduled_end(self):
+        # Google's gemini-3.1-flash-live-preview input, 0.75 from 2026-03-27: shutdown 2026-11-17, after the data's 2026-11-12
+        got, late = events.end_at_shutdown(steps(("2026-03-27", "0.75")), "2026-11-17")
+        self.assertEqual(prices(got), [("2026-03-27", "0.75"), ("2026-11-17", None)])
+        self.assertEqual(late, [])
+
+    def test_a_step_is_shown_by_the_releases_and_sources_that_carry_its_price(self):
+        # litellm 1.83.14 (2026-04-30) still shows 60, 1.87.5 (2026-05-28) shows 30; llmledger
+        # dates the 30 back to the row's start; genai-prices 0.2.3 (2026-11-09) gives 30 undated
+        st = steps(("2026-04-24", "30"), srcs={"2026-04-24": {"llmledger 0.2.0"}})
+        obs = [("2026-04-30", "gpt-5.5-pro-2026-04-23", "60"), ("2026-05-28", "gpt-5.5-pro-2026-04-23", "30")]
+        got = events.step_sources(st, obs, ["1.83.14", "1.87.5"], [(None, "30")], "2026-11-09", "genai-prices 0.2.3")
+        self.assertEqual(got, [["genai-prices 0.2.3", "litellm 1.87.5", "llmledger 0.2.0"]])
+
+    def test_genai_prices_figure_on_its_release_day_is_its_newest_dated_step(self):
+        # genai-prices 0.2.3 deepseek-v4-flash on Avian: 0.0805 undated, 0.14 from 2026-10-18
+        self.assertEqual(events.genai_current([(None, "0.0805"), ("2026-10-18", "0.14")], "2026-11-09"), "0.14")
+        self.assertEqual(events.genai_current([(None, "0.0805"), ("2026-10-18", "0.14")], "2026-10-01"), "0.0805")
+        self.assertIsNone(events.genai_current([], "2026-11-09"))
+
+
+class Render(unittest.TestCase):
+    """Rows as litellm 1.109.1 and models.dev give them, and a published series of the snapshot."""
+
+    def test_modalities_from_models_dev_else_from_the_litellm_row(self):
+        self.assertEqual(render.modalities({"input": ["text", "image", "pdf"], "output": ["text"]}, None),
+                         (["text", "image"], ["text"], "text"))
+        # litellm `gpt-4o-audio-preview-2024-12-17`: chat, audio in and out
+        row = {"mode": "chat", "supports_audio_input": True, "supports_audio_output": True}
+        self.assertEqual(render.modalities(None, row), (["text", "audio"], ["text", "audio"], "text"))
+        # litellm `text-embedding-3-small`: vectors out, none of the four
+        self.assertEqual(render.modalities(None, {"mode": "embedding"}), (["text"], [], "text"))
+
+    def test_history_and_the_changes_it_counts(self):
+        # deepseek-chat on DeepSeek's API: 0.27, 0.56 on 2025-09-05 (DeepSeek's notice), 0.28
+        st = steps(("2025-02-07", "0.27"), ("2025-09-05", "0.56"), ("2026-01-13", "0.28"),
+                   srcs={"2025-09-05": {"litellm 1.77.5", "provider deepseek-pricing-2025-09-05"}})
+        hist = render.history(st)
+        self.assertEqual(hist[1], {"from": "2025-09-05", "price": "0.56",
+                                   "sources": ["litellm 1.77.5", "provider deepseek-pricing-2025-09-05"]})
+        self.assertNotIn("sources", hist[0])
+        self.assertEqual(render.value_at_hist(hist, "2025-12-31"), "0.56")
+        row = {"channel": "official", "history": hist}
+        self.assertEqual(render.price_changes([row], "2025-06-01", "2026-11-12"), (2, 0, {"official": 1}))
+        self.assertEqual(render.price_changes([row], "2025-06-01", "2025-12-31"), (1, 1, {"official": 1}))
 
 
 class LedgerDating(unittest.TestCase):
