@@ -1,4 +1,4 @@
-//! The `pricing` command line (design.md section 3).
+//! The `pricing` command line (README.md, "Command line", lists the commands).
 
 use std::path::PathBuf;
 use std::time::Duration;

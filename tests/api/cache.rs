@@ -1,4 +1,4 @@
-//! The in-process response cache (issue 8): hits, invalidation by a publish,
+//! The in-process response cache: hits, invalidation by a publish,
 //! compressed variants, 304 and quota accounting on hits.
 
 use std::io::Read as _;
