@@ -2,7 +2,7 @@
 //! `{"error": {"code", "message", "next_step", ...}}` with the matching HTTP status.
 //!
 //! Errors a client causes start in SQL: the `api` functions raise them with
-//! SQLSTATEs of class `PR` (sql/30_common.sql), a JSON object in DETAIL (merged
+//! SQLSTATEs of class `PR` (sql/22_errors.sql), a JSON object in DETAIL (merged
 //! into the error object, e.g. `did_you_mean`) and the next step in HINT.
 //! [`ApiError::from_db`] is the table from those SQLSTATEs to the spec's codes.
 
