@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::helpers::{Served, TestApp, TestDb, publish_fixture, serve_command};
+use crate::helpers::{Served, TestApp, TestDb, futures_join, publish_fixture, serve_command};
 use crate::keys::issue;
-use crate::quota::{futures_join, set_plan};
+use crate::quota::set_plan;
 
 const LIST: &str = "/api/v1/models?limit=5";
 

@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pricing::publish::{self, Options};
 use pricing::snapshot::Snapshot;
@@ -117,13 +117,49 @@ pub fn free_port() -> u16 {
 /// The official image logs "ready" once for its init-time server (socket only):
 /// poll until TCP connections really succeed.
 pub async fn wait_until_connectable(config: &Config) {
-    for _ in 0..300 {
-        if config.connect(tokio_postgres::NoTls).await.is_ok() {
-            return;
+    eventually(
+        "PostgreSQL accepts connections",
+        Duration::from_secs(30),
+        async || config.connect(tokio_postgres::NoTls).await.ok().map(drop),
+    )
+    .await;
+}
+
+/// How long [`eventually`] waits between two probes.
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Probes until `probe` answers `Some`, for at most `within`, and returns what
+/// it found; panics naming `what` otherwise. The one way the tests wait for
+/// something that happens in the background (a notification, a reconnect, a
+/// restarted database), bounded and never a fixed sleep.
+pub async fn eventually<T>(
+    what: &str,
+    within: Duration,
+    mut probe: impl AsyncFnMut() -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(found) = probe().await {
+            return found;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
+        tokio::time::sleep(POLL_INTERVAL).await;
     }
-    panic!("PostgreSQL did not accept connections within 30 s");
+}
+
+/// Awaits every task, in order: their results.
+pub async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let handles: Vec<_> = handles.collect();
+    let mut out = Vec::with_capacity(handles.len());
+    for handle in handles {
+        out.push(handle.await.expect("task"));
+    }
+    out
+}
+
+/// The items of a list answer (`data.items`).
+pub fn items(body: &Value) -> Vec<Value> {
+    body["data"]["items"].as_array().expect("items").clone()
 }
 
 /// The container shared by every test of this binary, with the migrated template.
@@ -194,6 +230,16 @@ impl TestDb {
 
     pub async fn client(&self) -> tokio_postgres::Client {
         connect(&self.config).await
+    }
+
+    /// The one integer `sql` selects (a count, a sum), over a connection of its own.
+    pub async fn scalar_i64(&self, sql: &str) -> i64 {
+        self.client()
+            .await
+            .query_one(sql, &[])
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .get(0)
     }
 }
 
@@ -554,20 +600,18 @@ impl Served {
     /// listener connected), then asks for `path` once with `header`, so that
     /// `path` is cached.
     pub async fn warm_cache(&self, http: &reqwest::Client, path: &str, header: (&str, &str)) {
-        for _ in 0..300 {
-            let healthz = self.healthz(http).await;
-            if healthz["response_cache"]["enabled"] == true {
-                let res = http
-                    .get(self.url(path))
-                    .header(header.0, header.1)
-                    .send()
-                    .await
-                    .expect("warm-up request");
-                assert_eq!(res.status(), 200, "warm-up of {path}");
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("the response cache was not in use within 30 s");
+        eventually(
+            "the response cache is in use",
+            Duration::from_secs(30),
+            async || (self.healthz(http).await["response_cache"]["enabled"] == true).then_some(()),
+        )
+        .await;
+        let res = http
+            .get(self.url(path))
+            .header(header.0, header.1)
+            .send()
+            .await
+            .expect("warm-up request");
+        assert_eq!(res.status(), 200, "warm-up of {path}");
     }
 }

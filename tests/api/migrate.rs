@@ -1,7 +1,7 @@
 //! Migrations and the `api` schema: idempotent, safe to run concurrently, and
 //! the web role reaches schema `api` and nothing else.
 
-use crate::helpers::TestDb;
+use crate::helpers::{TestDb, futures_join};
 
 #[tokio::test]
 async fn migrate_is_idempotent_and_skips_an_unchanged_api_schema() {
@@ -36,14 +36,6 @@ async fn concurrent_migrations_on_a_new_database_do_not_collide() {
         rebuilt, 1,
         "exactly one run re-creates schema api: {reports:?}"
     );
-}
-
-async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
-    let mut out = Vec::new();
-    for handle in handles {
-        out.push(handle.await.expect("task"));
-    }
-    out
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use pricing::access::KeyPolicy;
 use pricing::quota::{Decision, Subject};
 use serde_json::Value;
 
-use crate::helpers::{AppOptions, TestApp, TestDb};
+use crate::helpers::{AppOptions, TestApp, TestDb, futures_join};
 use crate::keys::issue;
 
 const NOWHERE: &str = "/api/v1/nothing";
@@ -776,17 +776,6 @@ async fn ended_windows_and_full_buckets_are_swept() {
         .expect("count")
         .get(0);
     assert_eq!(left, 2, "the current window and the drawn bucket stay");
-}
-
-pub(crate) async fn futures_join<T>(
-    handles: impl Iterator<Item = tokio::task::JoinHandle<T>>,
-) -> Vec<T> {
-    let handles: Vec<_> = handles.collect();
-    let mut out = Vec::with_capacity(handles.len());
-    for handle in handles {
-        out.push(handle.await.expect("task"));
-    }
-    out
 }
 
 #[tokio::test]
