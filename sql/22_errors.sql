@@ -1,5 +1,5 @@
--- Errors and the checks every endpoint shares. Every api function reports a
--- failure the client caused with
+-- Errors, and the served publish every endpoint starts from. Every api
+-- function reports a failure the client caused with
 --   raise exception using errcode = 'PR...', message = <what is wrong>,
 --     detail = <JSON object merged into the error body, e.g. did_you_mean>,
 --     hint = <next_step: what the client can do>;
@@ -50,18 +50,5 @@ begin
         message = format('%s; %s takes %s', p_message, p_parameter, p_allowed),
         detail = jsonb_build_object('parameter', p_parameter, 'allowed', p_allowed)::text,
         hint = format('pass %s as %s', p_parameter, p_allowed);
-end
-$$;
-
--- api._check_limit(limit): INVALID_ARGUMENT unless a page size of 1 to 100.
-create function api._check_limit(p_limit integer)
-returns void
-language plpgsql
-as $$
-begin
-    if p_limit is null or p_limit not between 1 and 100 then
-        perform api._raise_invalid('limit', format('limit must be an integer from 1 to 100, got %s', p_limit),
-                                   'an integer from 1 to 100');
-    end if;
 end
 $$;

@@ -10,7 +10,10 @@
 -- until omitted, 'changes' also lists scheduled (future-dated) changes.
 -- Errors: PRMNF unknown id (did_you_mean); PRNPD the model has no price rows at
 -- all for the channel / component asked for; PRWIN window over 365 days;
--- PRARG bad enum, range or since after until; PRCUR bad cursor.
+-- PRARG since after until; PRCUR bad cursor.
+-- Arguments: enums and ranges are the server's to check (server/src/http/
+-- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
+-- function takes them as checked.
 create function api.model_history(
     p_id text, p_component text, p_channel text, p_since date, p_until date,
     p_granularity text, p_limit integer, p_cursor text
@@ -34,19 +37,6 @@ declare
     v_next text;
 begin
     select * into v_served from api._served();
-    perform api._check_limit(p_limit);
-    if v_component is not null and v_component not in ('input', 'output', 'cached_input') then
-        perform api._raise_invalid('component', format('unknown component %L', p_component),
-                                   'one of input, output, cached_input, all');
-    end if;
-    if p_channel is not null and not p_channel = any (enum_range(null::pricing.channel)::text[]) then
-        perform api._raise_invalid('channel', format('unknown channel %L', p_channel),
-            'one of ' || array_to_string(enum_range(null::pricing.channel)::text[], ', '));
-    end if;
-    if v_granularity not in ('changes', 'daily') then
-        perform api._raise_invalid('granularity', format('unknown granularity %L', p_granularity),
-                                   'one of changes, daily');
-    end if;
     v_id := api._resolve_model(p_id);
     select * into v_window from api._window(p_since, p_until);
 

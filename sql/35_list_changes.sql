@@ -6,8 +6,11 @@
 -- (effective_date, id) descending. The window filters effective_date: since
 -- defaults to until - 365 days, until to today (UTC); with until omitted,
 -- already published future-dated events (scheduled price changes) are listed too.
--- Errors: PRWIN window over 365 days; PRARG bad enum, range or since after
--- until; PRPNF unknown provider (did_you_mean); PRCUR bad cursor.
+-- Errors: PRWIN window over 365 days; PRARG since after until; PRPNF unknown
+-- provider (did_you_mean); PRCUR bad cursor.
+-- Arguments: enums and ranges are the server's to check (server/src/http/
+-- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
+-- function takes them as checked.
 create function api.list_changes(
     p_since date, p_until date, p_event_type text, p_provider text, p_min_significance integer,
     p_limit integer, p_cursor text
@@ -31,15 +34,6 @@ declare
     v_next text;
 begin
     select * into v_served from api._served();
-    perform api._check_limit(p_limit);
-    if v_type is not null and not v_type = any (enum_range(null::pricing.event_type)::text[]) then
-        perform api._raise_invalid('event_type', format('unknown event_type %L', p_event_type),
-            'one of ' || array_to_string(enum_range(null::pricing.event_type)::text[], ', ') || ', all');
-    end if;
-    if v_min not between 0 and 100 then
-        perform api._raise_invalid('min_significance',
-            format('min_significance must be an integer from 0 to 100, got %s', v_min), 'an integer from 0 to 100');
-    end if;
     if p_provider is not null then
         v_provider := api._resolve_provider(p_provider);
     end if;

@@ -9,9 +9,11 @@
 -- blended price among those with both); from that channel, in effect on the
 -- served publish's day: standard-tier input, output and cached_input, and
 -- batch-tier input, output and cached_input where published.
--- Errors: PRARG more than 10 ids or duplicates; PRMNF an unknown id
--- (did_you_mean); PRNPD a model without standard input and output prices on
--- any channel.
+-- Errors: PRARG duplicates; PRMNF an unknown id (did_you_mean); PRNPD a model
+-- without standard input and output prices on any channel.
+-- Arguments: enums and ranges are the server's to check (server/src/http/
+-- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
+-- function takes them as checked.
 create function api.estimate_prices(p_ids text[])
 returns jsonb
 language plpgsql stable security definer
@@ -27,11 +29,6 @@ declare
 begin
     select * into v_served from api._served();
     if p_ids is not null then
-        if cardinality(p_ids) not between 1 and 10 then
-            perform api._raise_invalid('model_ids',
-                format('model_ids must list 1 to 10 models, got %s', cardinality(p_ids)),
-                'an array of 1 to 10 model ids, or omit it for the 10 cheapest active text models');
-        end if;
         for i in 1 .. cardinality(p_ids) loop
             v_ids := v_ids || api._resolve_model(p_ids[i], 'model_ids');
         end loop;

@@ -180,3 +180,28 @@ async fn the_web_role_calls_api_functions_but_not_their_helpers() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_parameter_enums_name_exactly_the_labels_of_the_database_enums() {
+    use pricing::http::vocab;
+    let db = TestDb::new().await;
+    let client = db.client().await;
+    for (db_type, listed, with_all) in [
+        ("pricing.channel", vocab::CHANNELS, false),
+        ("pricing.modality", vocab::MODALITIES, false),
+        ("pricing.lifecycle", vocab::STATUSES, true),
+        ("pricing.component", vocab::COMPONENTS, true),
+        ("pricing.event_type", vocab::EVENT_TYPES, true),
+    ] {
+        let labels: Vec<String> = client
+            .query_one(&format!("select enum_range(null::{db_type})::text[]"), &[])
+            .await
+            .expect(db_type)
+            .get(0);
+        let mut expected: Vec<&str> = labels.iter().map(String::as_str).collect();
+        if with_all {
+            expected.push("all");
+        }
+        assert_eq!(listed, expected, "{db_type}");
+    }
+}
