@@ -7,13 +7,14 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use tokio_postgres::Config;
 
-use crate::cluster::LocalCluster;
-use crate::db;
-use crate::http::{App, AppState, cache};
-use crate::keys;
-use crate::net::Cidr;
+use crate::access::keys;
+use crate::access::net::Cidr;
+use crate::http::{App, AppState};
 use crate::publish;
-use crate::snapshot::{Checks, Snapshot};
+use crate::publish::snapshot::{Checks, Snapshot};
+use crate::service::cache;
+use crate::store::cluster::LocalCluster;
+use crate::store::db;
 use crate::telemetry::LogFormat;
 
 /// The Model Pricing Service.

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use pricing::publish::snapshot::Snapshot;
 use pricing::publish::{self, Options};
-use pricing::snapshot::Snapshot;
 use serde_json::Value;
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
@@ -100,7 +100,9 @@ pub async fn start_postgres_with(
 pub async fn restartable_postgres() -> (ContainerAsync<GenericImage>, Config, publish::Report) {
     let (container, config) = start_postgres(Some(free_port())).await;
     let mut owner = connect(&config).await;
-    pricing::db::migrate(&mut owner).await.expect("migrate");
+    pricing::store::db::migrate(&mut owner)
+        .await
+        .expect("migrate");
     let published = publish_fixture_with(&mut owner, "snapshot-a.json").await;
     (container, config, published)
 }
@@ -148,7 +150,7 @@ fn shared() -> &'static Shared {
                 let mut template = config.clone();
                 template.dbname(TEMPLATE);
                 let mut client = connect(&template).await;
-                pricing::db::migrate(&mut client)
+                pricing::store::db::migrate(&mut client)
                     .await
                     .expect("migrate template");
                 drop(client);
@@ -164,7 +166,7 @@ fn shared() -> &'static Shared {
 }
 
 pub async fn connect(config: &Config) -> tokio_postgres::Client {
-    pricing::db::connect(config).await.expect("connect")
+    pricing::store::db::connect(config).await.expect("connect")
 }
 
 /// A database of its own for one test, cloned from the migrated template.
@@ -211,7 +213,7 @@ pub struct TestApp {
 /// How a test server differs from the default one.
 #[derive(Debug, Default, Clone)]
 pub struct AppOptions {
-    pub trusted_proxies: Vec<pricing::net::Cidr>,
+    pub trusted_proxies: Vec<pricing::access::net::Cidr>,
     pub key_cache_ttl: Option<Duration>,
     pub pool_size: Option<usize>,
     /// The in-process response cache, kept current by a publish listener.
@@ -225,11 +227,14 @@ impl TestApp {
 
     pub async fn spawn_with(config: &Config, options: AppOptions) -> Self {
         let mut owner = connect(config).await;
-        pricing::db::migrate(&mut owner).await.expect("migrate");
-        // As `pricing serve` has them: accounting, keys and health apart.
-        let (pool, control) = pricing::db::server_pools(config, options.pool_size.unwrap_or(4))
+        pricing::store::db::migrate(&mut owner)
             .await
-            .expect("pools");
+            .expect("migrate");
+        // As `pricing serve` has them: accounting, keys and health apart.
+        let (pool, control) =
+            pricing::store::db::server_pools(config, options.pool_size.unwrap_or(4))
+                .await
+                .expect("pools");
         let mut state =
             pricing::http::AppState::new(pool, options.trusted_proxies).with_control_pool(control);
         if options.response_cache {

@@ -3,10 +3,10 @@
 
 use salvo::prelude::*;
 
-use super::params::Query;
-use super::respond::{etag, read, send_cached};
 use super::state;
 use crate::error::ApiError;
+use crate::service::params::Query;
+use crate::service::respond::{etag, read, send_cached};
 
 #[handler]
 pub(super) async fn prices_csv(

@@ -19,7 +19,7 @@ const HEALTH_TIMEOUT: Duration = Duration::from_millis(800);
 pub(super) async fn health(depot: &mut Depot, res: &mut Response) {
     // The control pool: data requests cannot hold all of its connections.
     let pool = &state(depot).control;
-    match tokio::time::timeout(HEALTH_TIMEOUT, crate::db::health(pool)).await {
+    match tokio::time::timeout(HEALTH_TIMEOUT, crate::store::db::health(pool)).await {
         Ok(Ok(as_of)) => {
             let as_of = as_of.and_then(|t| t.format(&Rfc3339).ok());
             res.render(Json(json!({"status": "ok", "db": "ok", "as_of": as_of})));

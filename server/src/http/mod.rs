@@ -1,24 +1,12 @@
 //! The HTTP server: routes, shared state, access log, rate limits and error catcher.
 
-pub(crate) mod body;
-pub mod cache;
-pub(crate) mod changes;
-pub(crate) mod compare;
 mod cors;
 mod demo;
 mod dumps;
-pub(crate) mod estimate;
 mod feeds;
 mod health;
-pub(crate) mod limits;
-pub(crate) mod models;
-mod openapi;
-pub mod params;
-pub mod respond;
-pub mod vocab;
 
 pub use demo::DEFAULT_DEMO_DIR;
-pub use openapi::OPENAPI_JSON;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -34,26 +22,28 @@ use salvo::http::StatusCode;
 use salvo::prelude::*;
 use salvo::routing::filters::{self, Filter as _};
 
+use crate::access::limits;
+use crate::access::net::Cidr;
 use crate::access::{Access, Caller};
 use crate::error::{ApiError, ErrorCode};
-use crate::net::Cidr;
-use crate::reads::Reads;
+use crate::service::{cache, changes, compare, estimate, models, openapi, params};
+use crate::store::reads::Reads;
 
 /// What every handler can reach, injected into the depot.
 #[derive(Debug, Clone)]
 pub struct AppState {
     /// Data reads (the `api` functions behind the endpoints): the primary's
     /// data pool and any read replicas.
-    reads: Arc<Reads>,
+    pub(crate) reads: Arc<Reads>,
     /// Accounting, key resolution and the health probe: a pool of their own,
     /// so that data requests holding every data connection cannot make
     /// quotas fail open or health report the database unreachable.
     control: Pool,
     key_cache_ttl: Duration,
     started: Instant,
-    trusted_proxies: Arc<[Cidr]>,
-    access: Access,
-    cache: Arc<cache::ResponseCache>,
+    pub(crate) trusted_proxies: Arc<[Cidr]>,
+    pub(crate) access: Access,
+    pub(crate) cache: Arc<cache::ResponseCache>,
     listen: Option<tokio_postgres::Config>,
     /// The built browser calculator served at `/demo/` (see demo.rs).
     demo_dir: PathBuf,
@@ -66,7 +56,7 @@ impl AppState {
         Self {
             access: Access::new(pool.clone()),
             control: pool.clone(),
-            key_cache_ttl: crate::keys::DEFAULT_CACHE_TTL,
+            key_cache_ttl: crate::access::keys::DEFAULT_CACHE_TTL,
             reads: Arc::new(Reads::new(pool)),
             started: Instant::now(),
             trusted_proxies: trusted_proxies.into(),
@@ -96,7 +86,7 @@ impl AppState {
     }
 
     /// The same state with quota accounting, key resolution and the health
-    /// probe on `control` (see [`crate::db::control_pool`]) instead of the
+    /// probe on `control` (see [`crate::store::db::control_pool`]) instead of the
     /// data pool.
     pub fn with_control_pool(mut self, control: Pool) -> Self {
         self.access = Access::with_key_cache_ttl(control.clone(), self.key_cache_ttl);
@@ -105,7 +95,7 @@ impl AppState {
     }
 
     /// The same state with the data reads spread over these read replicas
-    /// (name, pool) as well (see [`crate::reads`]).
+    /// (name, pool) as well (see [`crate::store::reads`]).
     pub fn with_read_replicas(mut self, replicas: Vec<(String, Pool)>) -> Self {
         self.reads = Arc::new(Reads::new(self.reads.primary().clone()).with_replicas(replicas));
         self
@@ -240,7 +230,7 @@ fn read<H: Handler>(goal: H) -> Router {
     Router::with_filter(filters::get().or(filters::head())).goal(goal)
 }
 
-fn state(depot: &Depot) -> &AppState {
+pub(crate) fn state(depot: &Depot) -> &AppState {
     // Injected by the service's first hoop for every request.
     depot
         .get_typed::<Arc<AppState>>()
@@ -291,7 +281,10 @@ fn redact_query(query: &str) -> String {
                 return pair.to_owned();
             };
             let secret = form_urlencoded::parse(pair.as_bytes()).any(|(name, value)| {
-                name == "key" || value.trim_start().starts_with(crate::keys::KEY_PREFIX)
+                name == "key"
+                    || value
+                        .trim_start()
+                        .starts_with(crate::access::keys::KEY_PREFIX)
             });
             if secret {
                 format!("{raw_name}=REDACTED")

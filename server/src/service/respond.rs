@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use super::AppState;
 use crate::error::ApiError;
+use crate::http::AppState;
 
 /// `Cache-Control` of every cacheable GET.
 pub const CACHE_CONTROL_VALUE: &str = "public, max-age=60";
@@ -27,7 +27,7 @@ pub const SCHEMA_VERSION: &str = "1";
 
 /// Runs `sql` (one call of an `api` function returning jsonb with its
 /// `publish`) on a pooled connection, of a read replica that has the served
-/// publish or of the primary (see [`crate::reads`]), and returns its value.
+/// publish or of the primary (see [`crate::store::reads`]), and returns its value.
 pub async fn call_json(
     state: &AppState,
     sql: &str,

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::params::{MAX_QUERY_CHARS, Query, check_model_id};
 use super::respond::{call_json, send_envelope};
 use super::vocab::{CHANNELS, COMPONENTS, GRANULARITIES, INCLUDES, MODALITIES, SORTS, STATUSES};
-use super::{AppState, state};
 use crate::error::ApiError;
+use crate::http::{AppState, state};
 
 pub const LIST_PARAMS: &[&str] = &[
     "query",
@@ -40,7 +40,7 @@ fn to_i32(v: Option<i64>) -> Option<i32> {
 }
 
 #[handler]
-pub(super) async fn list(
+pub(crate) async fn list(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
@@ -91,7 +91,7 @@ fn model_id(req: &Request) -> Result<String, ApiError> {
 }
 
 #[handler]
-pub(super) async fn card(
+pub(crate) async fn card(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
@@ -115,7 +115,7 @@ pub async fn get_model(state: &AppState, id: &str, q: &Query) -> Result<Value, A
 }
 
 #[handler]
-pub(super) async fn history(
+pub(crate) async fn history(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,

@@ -7,6 +7,11 @@
 //! [`KeyPolicy::Lenient`]: such a key silently falls back to anonymous (spec
 //! part 5, rule 6).
 
+pub mod keys;
+pub mod limits;
+pub mod net;
+pub mod quota;
+
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,8 +19,8 @@ use std::time::Duration;
 use deadpool_postgres::Pool;
 use salvo::http::HeaderMap;
 
-use crate::keys::{self, KeyStatus, KeyStore, ValidKey};
-use crate::quota::{Accountant, Decision, Subject};
+use self::keys::{KeyStatus, KeyStore, ValidKey};
+use crate::access::quota::{Accountant, Decision, Subject};
 
 /// What to do with a key that does not work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

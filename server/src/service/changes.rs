@@ -6,8 +6,8 @@ use salvo::prelude::*;
 use super::params::Query;
 use super::respond::{call_json, send_envelope};
 use super::vocab::EVENT_TYPES;
-use super::{AppState, state};
 use crate::error::ApiError;
+use crate::http::{AppState, state};
 
 pub const PARAMS: &[&str] = &[
     "since",
@@ -21,7 +21,7 @@ pub const PARAMS: &[&str] = &[
 
 /// The filters of the changes feed, shared with the public feeds.
 #[derive(Debug)]
-pub(super) struct Filters<'q> {
+pub(crate) struct Filters<'q> {
     since: Option<time::Date>,
     until: Option<time::Date>,
     event_type: Option<&'q str>,
@@ -33,7 +33,7 @@ pub(super) struct Filters<'q> {
 
 impl<'q> Filters<'q> {
     /// Reads the filters; `default_limit` differs between the API and the feeds.
-    pub(super) fn parse(q: &'q Query, default_limit: i32) -> Result<Self, ApiError> {
+    pub(crate) fn parse(q: &'q Query, default_limit: i32) -> Result<Self, ApiError> {
         Ok(Self {
             since: q.date("since")?,
             until: q.date("until")?,
@@ -51,7 +51,7 @@ impl<'q> Filters<'q> {
     }
 
     /// Calls `api.list_changes`.
-    pub(super) async fn fetch(&self, state: &AppState) -> Result<serde_json::Value, ApiError> {
+    pub(crate) async fn fetch(&self, state: &AppState) -> Result<serde_json::Value, ApiError> {
         call_json(
             state,
             "select api.list_changes($1::date, $2::date, $3::text, $4::text, $5::int4, $6::int4, \
@@ -71,7 +71,7 @@ impl<'q> Filters<'q> {
 }
 
 #[handler]
-pub(super) async fn changes(
+pub(crate) async fn changes(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,

@@ -12,7 +12,7 @@ use crate::error::ApiError;
 pub const OPENAPI_JSON: &str = include_str!("../../openapi.json");
 
 #[handler]
-pub(super) async fn openapi(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
+pub(crate) async fn openapi(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
     Query::parse(req.uri().query(), &[])?;
     let _ = res.add_header(CONTENT_TYPE, "application/json", true);
     let _ = res.add_header(CACHE_CONTROL, "public, max-age=3600", true);

@@ -17,8 +17,8 @@ use serde_json::{Map, Value, json};
 use super::body;
 use super::params::{Query, check_model_id, excerpt};
 use super::respond::{SCHEMA_VERSION, call_json};
-use super::{AppState, state};
 use crate::error::{ApiError, ValidationItem};
+use crate::http::{AppState, state};
 
 /// The body fields, in the order they are checked.
 const FIELDS: &[&str] = &[
@@ -308,7 +308,7 @@ fn is_json(req: &Request) -> bool {
 }
 
 #[handler]
-pub(super) async fn estimate_cost(
+pub(crate) async fn estimate_cost(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,

@@ -25,12 +25,13 @@ use salvo::prelude::{Depot, FlowCtrl, Json, Request, Response, Scribe, handler};
 use serde_json::{Map, Value, json};
 
 use crate::access::KeyPolicy;
+use crate::access::limits::{McpClient, rate_limited};
+use crate::access::quota::Decision;
 use crate::error::{ApiError, ErrorCode};
-use crate::http::limits::{McpClient, rate_limited};
-use crate::http::params::{Query, check_model_id, shorten};
-use crate::http::respond::envelope;
-use crate::http::{AppState, OPENAPI_JSON, body, changes, compare, estimate, models};
-use crate::quota::Decision;
+use crate::http::AppState;
+use crate::service::params::{Query, check_model_id, shorten};
+use crate::service::respond::envelope;
+use crate::service::{OPENAPI_JSON, body, changes, compare, estimate, models};
 
 /// One tool: its name, the endpoint it twins, and when to use it.
 struct Twin {

@@ -15,19 +15,19 @@ use salvo::http::header::{HeaderName, HeaderValue, RETRY_AFTER};
 use salvo::prelude::*;
 use time::format_description::well_known::Rfc3339;
 
-use super::params::{KEY_PARAM, excerpt};
-use super::state;
+use crate::access::net::client_ip;
+use crate::access::quota::{Decision, Refusal};
 use crate::access::{Caller, KeyPolicy, credential_from};
 use crate::error::{ApiError, ErrorCode};
-use crate::net::client_ip;
-use crate::quota::{Decision, Refusal};
+use crate::http::state;
+use crate::service::params::{KEY_PARAM, excerpt};
 
 const LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
 const REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
 const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
 
 /// Whether a request is counted: under `/api/v1`, not health, not OPTIONS.
-pub(super) fn is_counted(method: &Method, path: &str) -> bool {
+pub(crate) fn is_counted(method: &Method, path: &str) -> bool {
     if method == Method::OPTIONS {
         return false;
     }
@@ -40,17 +40,20 @@ pub(super) fn is_counted(method: &Method, path: &str) -> bool {
 }
 
 /// The socket peer's IP address, if the connection has one.
-pub(super) fn peer_addr(req: &Request) -> Option<IpAddr> {
+pub(crate) fn peer_addr(req: &Request) -> Option<IpAddr> {
     req.remote_addr()
         .as_ipv4()
         .map(|a| (*a.ip()).into())
         .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()))
 }
 
-/// The client address (see [`crate::net::client_ip`]); `0.0.0.0` when the
+/// The client address (see [`crate::access::net::client_ip`]); `0.0.0.0` when the
 /// connection has no IP peer. `INVALID_ARGUMENT` when a trusted proxy's
 /// `X-Forwarded-For` does not name the client by an address.
-pub(super) fn client_addr(req: &Request, trusted: &[crate::net::Cidr]) -> Result<IpAddr, ApiError> {
+pub(crate) fn client_addr(
+    req: &Request,
+    trusted: &[crate::access::net::Cidr],
+) -> Result<IpAddr, ApiError> {
     let Some(peer) = peer_addr(req) else {
         return Ok(Ipv4Addr::UNSPECIFIED.into());
     };
@@ -77,7 +80,7 @@ pub struct McpClient(pub IpAddr);
 /// Before `/mcp`: records the client address where the MCP layer finds it
 /// (the request's extensions travel with it into the MCP service).
 #[handler]
-pub(super) async fn mcp_client(
+pub(crate) async fn mcp_client(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
@@ -95,7 +98,7 @@ pub(super) async fn mcp_client(
 }
 
 #[handler]
-pub(super) async fn rate_limit(
+pub(crate) async fn rate_limit(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,

@@ -6,13 +6,13 @@ use serde_json::Value;
 use super::params::Query;
 use super::respond::{call_json, send_envelope};
 use super::vocab::METRICS;
-use super::{AppState, state};
 use crate::error::ApiError;
+use crate::http::{AppState, state};
 
 pub const PARAMS: &[&str] = &["ids", "metrics", "benchmark"];
 
 #[handler]
-pub(super) async fn compare(
+pub(crate) async fn compare(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
