@@ -9,10 +9,10 @@ use tokio_postgres::Config;
 
 use crate::access::keys;
 use crate::access::net::Cidr;
-use crate::http::{App, AppState};
+use crate::app::App;
 use crate::publish;
 use crate::publish::snapshot::{Checks, Snapshot};
-use crate::service::cache;
+use crate::service::{AppState, cache};
 use crate::store::cluster::LocalCluster;
 use crate::store::db;
 use crate::telemetry::LogFormat;
@@ -524,10 +524,10 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
                     entries: args.cache_entries,
                     bytes: args.cache_mib << 20,
                 },
-            )
-            .with_demo_dir(args.demo_dir.clone()),
+            ),
     )
-    .await?;
+    .await?
+    .with_demo_dir(args.demo_dir.clone());
     app.run(shutdown_signal()).await;
     Ok(())
 }

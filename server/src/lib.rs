@@ -5,6 +5,7 @@
 //! migrations, and the HTTP server.
 
 pub mod access;
+pub mod app;
 pub mod cli;
 pub mod error;
 pub mod http;
@@ -14,4 +15,4 @@ pub mod service;
 pub mod store;
 pub mod telemetry;
 
-pub use http::App;
+pub use app::App;

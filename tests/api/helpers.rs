@@ -206,7 +206,7 @@ pub struct TestApp {
     pub http: reqwest::Client,
     contract: tokio::sync::OnceCell<&'static Contract>,
     /// The server's state: its `access()` is what the MCP channel will call.
-    pub state: pricing::http::AppState,
+    pub state: pricing::service::AppState,
     _stop: oneshot::Sender<()>,
 }
 
@@ -235,8 +235,8 @@ impl TestApp {
             pricing::store::db::server_pools(config, options.pool_size.unwrap_or(4))
                 .await
                 .expect("pools");
-        let mut state =
-            pricing::http::AppState::new(pool, options.trusted_proxies).with_control_pool(control);
+        let mut state = pricing::service::AppState::new(pool, options.trusted_proxies)
+            .with_control_pool(control);
         if options.response_cache {
             state = state.with_response_cache(config.clone(), Default::default());
         }
@@ -244,7 +244,10 @@ impl TestApp {
     }
 
     /// A server over a state built by the test (e.g. a pool to nowhere).
-    pub async fn spawn_on(state: pricing::http::AppState, key_cache_ttl: Option<Duration>) -> Self {
+    pub async fn spawn_on(
+        state: pricing::service::AppState,
+        key_cache_ttl: Option<Duration>,
+    ) -> Self {
         let state = match key_cache_ttl {
             Some(ttl) => state.with_key_cache_ttl(ttl),
             None => state,

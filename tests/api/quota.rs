@@ -588,7 +588,7 @@ async fn without_a_database_requests_go_through_uncounted_rather_than_fail() {
     let mut nowhere = db.config.clone();
     nowhere.port(1);
     let pool = pricing::store::db::web_pool(&nowhere, 2).expect("pool");
-    let app = TestApp::spawn_on(pricing::http::AppState::new(pool, Vec::new()), None).await;
+    let app = TestApp::spawn_on(pricing::service::AppState::new(pool, Vec::new()), None).await;
     let res = app.get(NOWHERE).await;
     assert_eq!(res.status(), 404, "fail open: no 500, no 429");
     assert!(has_no_limits(&res));

@@ -17,14 +17,20 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::access::net::client_ip;
 use crate::access::quota::{Decision, Refusal};
-use crate::access::{Caller, KeyPolicy, credential_from};
-use crate::error::{ApiError, ErrorCode};
-use crate::http::state;
-use crate::service::params::{KEY_PARAM, excerpt};
+use crate::access::{Access, Caller, KEY_PARAM, KeyPolicy, credential_from};
+use crate::error::{ApiError, ErrorCode, excerpt};
 
 const LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
 const REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
 const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
+
+/// The access of the service, injected into the depot for every request
+/// (see `crate::app::service`).
+pub(crate) fn access(depot: &Depot) -> &Access {
+    depot
+        .get_typed::<Access>()
+        .unwrap_or_else(|_| unreachable!("Access is injected for every route"))
+}
 
 /// Whether a request is counted: under `/api/v1`, not health, not OPTIONS.
 pub(crate) fn is_counted(method: &Method, path: &str) -> bool {
@@ -86,7 +92,7 @@ pub(crate) async fn mcp_client(
     res: &mut Response,
     ctrl: &mut FlowCtrl,
 ) {
-    match client_addr(req, &state(depot).trusted_proxies) {
+    match client_addr(req, access(depot).trusted_proxies()) {
         Ok(client) => {
             req.extensions_mut().insert(McpClient(client));
         }
@@ -107,8 +113,8 @@ pub(crate) async fn rate_limit(
     if !is_counted(req.method(), req.uri().path()) {
         return;
     }
-    let state = state(depot);
-    let client = match client_addr(req, &state.trusted_proxies) {
+    let access = access(depot);
+    let client = match client_addr(req, access.trusted_proxies()) {
         Ok(client) => client,
         Err(err) => {
             err.render(res);
@@ -132,8 +138,7 @@ pub(crate) async fn rate_limit(
         return;
     }
     let credential = credential_from(req.headers(), req.uri().query());
-    let admission = state
-        .access
+    let admission = access
         .admit(credential.as_deref(), client, KeyPolicy::Strict)
         .await;
     write_headers(res, &admission.decision);

@@ -9,7 +9,7 @@ use salvo::prelude::*;
 use serde_json::json;
 use time::format_description::well_known::Rfc3339;
 
-use super::state;
+use crate::service::state;
 use crate::telemetry::Throttle;
 
 /// The whole health check, connection included, must finish within this.

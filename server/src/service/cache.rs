@@ -33,7 +33,7 @@ use salvo::prelude::*;
 use serde_json::Value;
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 
-use crate::http::state;
+use super::state::state;
 
 /// The notification channel publish.apply notifies with the new publish id.
 pub const CHANNEL: &str = "pricing_publish";

@@ -1,13 +1,11 @@
 //! `GET /api/v1/changes`: the feed of published events, newest first
 //! (sql/35_list_changes.sql). The public feeds (feeds.rs) read the same function.
 
-use salvo::prelude::*;
-
 use super::params::Query;
-use super::respond::{call_json, send_envelope};
+use super::respond::call_json;
+use super::state::AppState;
 use super::vocab::EVENT_TYPES;
 use crate::error::ApiError;
-use crate::http::{AppState, state};
 
 pub const PARAMS: &[&str] = &[
     "since",
@@ -68,17 +66,6 @@ impl<'q> Filters<'q> {
         )
         .await
     }
-}
-
-#[handler]
-pub(crate) async fn changes(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    let q = Query::parse(req.uri().query(), PARAMS)?;
-    let result = list_changes(state(depot), &q).await?;
-    send_envelope(req, res, &q.normalized(), result)
 }
 
 /// `api.list_changes` for the parameters of `GET /api/v1/changes`.
