@@ -13,7 +13,7 @@
 -- (migrations/V2__listing.sql) or -(match rank) in query order.
 -- Errors: PRPNF unknown provider (did_you_mean), PRCUR cursor malformed,
 -- altered, for other filters or an older publish.
--- Arguments: enums and ranges are the server's to check (server/src/http/
+-- Arguments: enums and ranges are the server's to check (server/src/service/
 -- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
 -- function takes them as checked.
 create function api.list_models(

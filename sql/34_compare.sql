@@ -11,7 +11,7 @@
 -- point), 6 decimals; null without a price or a positive score.
 -- Errors: PRMNF an unknown id (did_you_mean for it), PRARG duplicates or an
 -- unknown benchmark (the benchmarks are data: only the database knows them).
--- Arguments: enums and ranges are the server's to check (server/src/http/
+-- Arguments: enums and ranges are the server's to check (server/src/service/
 -- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
 -- function takes them as checked.
 -- Plans: generic (plan_cache_mode), here and in the helpers it calls. Every

@@ -8,7 +8,7 @@
 -- already published future-dated events (scheduled price changes) are listed too.
 -- Errors: PRWIN window over 365 days; PRARG since after until; PRPNF unknown
 -- provider (did_you_mean); PRCUR bad cursor.
--- Arguments: enums and ranges are the server's to check (server/src/http/
+-- Arguments: enums and ranges are the server's to check (server/src/service/
 -- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
 -- function takes them as checked.
 create function api.list_changes(

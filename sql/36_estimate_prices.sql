@@ -11,7 +11,7 @@
 -- batch-tier input, output and cached_input where published.
 -- Errors: PRARG duplicates; PRMNF an unknown id (did_you_mean); PRNPD a model
 -- without standard input and output prices on any channel.
--- Arguments: enums and ranges are the server's to check (server/src/http/
+-- Arguments: enums and ranges are the server's to check (server/src/service/
 -- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
 -- function takes them as checked.
 create function api.estimate_prices(p_ids text[])

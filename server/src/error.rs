@@ -14,6 +14,22 @@ use serde_json::{Map, Value, json};
 
 use crate::telemetry::Throttle;
 
+/// How much of a bad value an error message quotes, in characters.
+const EXCERPT_CHARS: usize = 40;
+
+/// A bad value as an error message quotes it: at most its first 40 characters.
+pub fn excerpt(v: &str) -> String {
+    shorten(v, EXCERPT_CHARS)
+}
+
+/// `v` cut to its first `max` characters, saying how long it was.
+pub fn shorten(v: &str, max: usize) -> String {
+    match v.char_indices().nth(max) {
+        None => v.to_owned(),
+        Some((end, _)) => format!("{}... ({} characters)", &v[..end], v.chars().count()),
+    }
+}
+
 /// The spec's error codes (part 7), plus the service-level ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use pricing::publish::snapshot::Snapshot;
 use pricing::publish::{self, Options};
-use pricing::snapshot::Snapshot;
 use serde_json::Value;
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
@@ -100,7 +100,9 @@ pub async fn start_postgres_with(
 pub async fn restartable_postgres() -> (ContainerAsync<GenericImage>, Config, publish::Report) {
     let (container, config) = start_postgres(Some(free_port())).await;
     let mut owner = connect(&config).await;
-    pricing::db::migrate(&mut owner).await.expect("migrate");
+    pricing::store::db::migrate(&mut owner)
+        .await
+        .expect("migrate");
     let published = publish_fixture_with(&mut owner, "snapshot-a.json").await;
     (container, config, published)
 }
@@ -184,7 +186,7 @@ fn shared() -> &'static Shared {
                 let mut template = config.clone();
                 template.dbname(TEMPLATE);
                 let mut client = connect(&template).await;
-                pricing::db::migrate(&mut client)
+                pricing::store::db::migrate(&mut client)
                     .await
                     .expect("migrate template");
                 drop(client);
@@ -200,7 +202,7 @@ fn shared() -> &'static Shared {
 }
 
 pub async fn connect(config: &Config) -> tokio_postgres::Client {
-    pricing::db::connect(config).await.expect("connect")
+    pricing::store::db::connect(config).await.expect("connect")
 }
 
 /// A database of its own for one test, cloned from the migrated template.
@@ -250,14 +252,14 @@ pub struct TestApp {
     pub http: reqwest::Client,
     contract: tokio::sync::OnceCell<&'static Contract>,
     /// The server's state: its `access()` is what the MCP channel will call.
-    pub state: pricing::http::AppState,
+    pub state: pricing::service::AppState,
     _stop: oneshot::Sender<()>,
 }
 
 /// How a test server differs from the default one.
 #[derive(Debug, Default, Clone)]
 pub struct AppOptions {
-    pub trusted_proxies: Vec<pricing::net::Cidr>,
+    pub trusted_proxies: Vec<pricing::access::net::Cidr>,
     pub key_cache_ttl: Option<Duration>,
     pub pool_size: Option<usize>,
     /// The in-process response cache, kept current by a publish listener.
@@ -271,13 +273,16 @@ impl TestApp {
 
     pub async fn spawn_with(config: &Config, options: AppOptions) -> Self {
         let mut owner = connect(config).await;
-        pricing::db::migrate(&mut owner).await.expect("migrate");
-        // As `pricing serve` has them: accounting, keys and health apart.
-        let (pool, control) = pricing::db::server_pools(config, options.pool_size.unwrap_or(4))
+        pricing::store::db::migrate(&mut owner)
             .await
-            .expect("pools");
-        let mut state =
-            pricing::http::AppState::new(pool, options.trusted_proxies).with_control_pool(control);
+            .expect("migrate");
+        // As `pricing serve` has them: accounting, keys and health apart.
+        let (pool, control) =
+            pricing::store::db::server_pools(config, options.pool_size.unwrap_or(4))
+                .await
+                .expect("pools");
+        let mut state = pricing::service::AppState::new(pool, options.trusted_proxies)
+            .with_control_pool(control);
         if options.response_cache {
             state = state.with_response_cache(config.clone(), Default::default());
         }
@@ -285,7 +290,10 @@ impl TestApp {
     }
 
     /// A server over a state built by the test (e.g. a pool to nowhere).
-    pub async fn spawn_on(state: pricing::http::AppState, key_cache_ttl: Option<Duration>) -> Self {
+    pub async fn spawn_on(
+        state: pricing::service::AppState,
+        key_cache_ttl: Option<Duration>,
+    ) -> Self {
         let state = match key_cache_ttl {
             Some(ttl) => state.with_key_cache_ttl(ttl),
             None => state,

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use pricing::snapshot::Snapshot;
+use pricing::publish::snapshot::Snapshot;
 use serde_json::Value;
 
 use crate::helpers::{

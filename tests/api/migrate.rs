@@ -7,7 +7,9 @@ use crate::helpers::{TestDb, futures_join};
 async fn migrate_is_idempotent_and_skips_an_unchanged_api_schema() {
     let db = TestDb::new().await;
     let mut client = db.client().await;
-    let report = pricing::db::migrate(&mut client).await.expect("migrate");
+    let report = pricing::store::db::migrate(&mut client)
+        .await
+        .expect("migrate");
     assert_eq!(report.migrations_applied, 0);
     assert!(
         !report.api_rebuilt,
@@ -26,8 +28,10 @@ async fn concurrent_migrations_on_a_new_database_do_not_collide() {
     let runs = (0..4).map(|_| {
         let config = db.config.clone();
         tokio::spawn(async move {
-            let mut client = pricing::db::connect(&config).await.expect("connect");
-            pricing::db::migrate(&mut client).await.expect("migrate")
+            let mut client = pricing::store::db::connect(&config).await.expect("connect");
+            pricing::store::db::migrate(&mut client)
+                .await
+                .expect("migrate")
         })
     });
     let reports: Vec<_> = futures_join(runs).await;

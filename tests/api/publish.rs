@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use pricing::publish::snapshot::Snapshot;
 use pricing::publish::{self, Options, PublishError};
-use pricing::snapshot::Snapshot;
 use serde_json::Value;
 
 use crate::helpers::{

@@ -183,7 +183,7 @@ async fn the_web_role_calls_api_functions_but_not_their_helpers() {
 
 #[tokio::test]
 async fn the_parameter_enums_name_exactly_the_labels_of_the_database_enums() {
-    use pricing::http::vocab;
+    use pricing::service::vocab;
     let db = TestDb::new().await;
     let client = db.client().await;
     for (db_type, listed, with_all) in [

@@ -18,59 +18,71 @@ mod embedded {
 
 /// The files of schema `api`, in the order they are applied.
 const API_SQL: &[(&str, &str)] = &[
-    ("00_schema.sql", include_str!("../../sql/00_schema.sql")),
+    ("00_schema.sql", include_str!("../../../sql/00_schema.sql")),
     (
         "10_publish_info.sql",
-        include_str!("../../sql/10_publish_info.sql"),
+        include_str!("../../../sql/10_publish_info.sql"),
     ),
-    ("20_health.sql", include_str!("../../sql/20_health.sql")),
-    ("21_format.sql", include_str!("../../sql/21_format.sql")),
-    ("22_errors.sql", include_str!("../../sql/22_errors.sql")),
-    ("23_cursors.sql", include_str!("../../sql/23_cursors.sql")),
+    ("20_health.sql", include_str!("../../../sql/20_health.sql")),
+    ("21_format.sql", include_str!("../../../sql/21_format.sql")),
+    ("22_errors.sql", include_str!("../../../sql/22_errors.sql")),
+    (
+        "23_cursors.sql",
+        include_str!("../../../sql/23_cursors.sql"),
+    ),
     (
         "24_resolution.sql",
-        include_str!("../../sql/24_resolution.sql"),
+        include_str!("../../../sql/24_resolution.sql"),
     ),
-    ("25_prices.sql", include_str!("../../sql/25_prices.sql")),
-    ("26_events.sql", include_str!("../../sql/26_events.sql")),
+    ("25_prices.sql", include_str!("../../../sql/25_prices.sql")),
+    ("26_events.sql", include_str!("../../../sql/26_events.sql")),
     (
         "31_list_models.sql",
-        include_str!("../../sql/31_list_models.sql"),
+        include_str!("../../../sql/31_list_models.sql"),
     ),
     (
         "32_get_model.sql",
-        include_str!("../../sql/32_get_model.sql"),
+        include_str!("../../../sql/32_get_model.sql"),
     ),
     (
         "33_model_history.sql",
-        include_str!("../../sql/33_model_history.sql"),
+        include_str!("../../../sql/33_model_history.sql"),
     ),
-    ("34_compare.sql", include_str!("../../sql/34_compare.sql")),
+    (
+        "34_compare.sql",
+        include_str!("../../../sql/34_compare.sql"),
+    ),
     (
         "35_list_changes.sql",
-        include_str!("../../sql/35_list_changes.sql"),
+        include_str!("../../../sql/35_list_changes.sql"),
     ),
     (
         "36_estimate_prices.sql",
-        include_str!("../../sql/36_estimate_prices.sql"),
+        include_str!("../../../sql/36_estimate_prices.sql"),
     ),
     (
         "37_price_dump.sql",
-        include_str!("../../sql/37_price_dump.sql"),
+        include_str!("../../../sql/37_price_dump.sql"),
     ),
-    ("50_publish.sql", include_str!("../../sql/50_publish.sql")),
-    ("55_listing.sql", include_str!("../../sql/55_listing.sql")),
-    ("60_keys.sql", include_str!("../../sql/60_keys.sql")),
+    (
+        "50_publish.sql",
+        include_str!("../../../sql/50_publish.sql"),
+    ),
+    (
+        "55_listing.sql",
+        include_str!("../../../sql/55_listing.sql"),
+    ),
+    ("60_keys.sql", include_str!("../../../sql/60_keys.sql")),
     (
         "61_resolve_key.sql",
-        include_str!("../../sql/61_resolve_key.sql"),
+        include_str!("../../../sql/61_resolve_key.sql"),
     ),
-    ("62_admit.sql", include_str!("../../sql/62_admit.sql")),
+    ("62_admit.sql", include_str!("../../../sql/62_admit.sql")),
     (
         "63_sweep_counters.sql",
-        include_str!("../../sql/63_sweep_counters.sql"),
+        include_str!("../../../sql/63_sweep_counters.sql"),
     ),
-    ("99_grants.sql", include_str!("../../sql/99_grants.sql")),
+    ("99_grants.sql", include_str!("../../../sql/99_grants.sql")),
 ];
 
 /// The schemas created by the files of `API_SQL`, dropped before they are re-created.
@@ -284,7 +296,8 @@ pub async fn prepare(config: &Config) -> anyhow::Result<OffsetDateTime> {
         return Ok(as_of);
     }
     tracing::info!("nothing published yet: publishing the bundled dataset");
-    let snapshot = crate::snapshot::Snapshot::from_bytes(crate::publish::BUNDLED_SNAPSHOT)?;
+    let snapshot =
+        crate::publish::snapshot::Snapshot::from_bytes(crate::publish::BUNDLED_SNAPSHOT)?;
     let report =
         crate::publish::publish(&mut owner, &snapshot, crate::publish::Options::default()).await?;
     tracing::info!(summary = %report.summary, "bundled dataset published");

@@ -13,15 +13,12 @@ use std::str::FromStr;
 
 use estimator::{ModelInput, Preset, Workload, WorkloadError, WorkloadField, estimate_models};
 use rust_decimal::Decimal;
-use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use salvo::prelude::*;
 use serde_json::{Value, json};
 
-use super::body;
-use super::params::{Query, check_model_id, excerpt};
+use super::params::check_model_id;
 use super::respond::{SCHEMA_VERSION, call_json};
-use super::{AppState, state};
-use crate::error::{ApiError, ValidationItem};
+use super::state::AppState;
+use crate::error::{ApiError, ValidationItem, excerpt};
 
 /// The body fields, in the order they are checked.
 const FIELDS: &[&str] = &[
@@ -33,7 +30,6 @@ const FIELDS: &[&str] = &[
     "batch_share",
     "model_ids",
 ];
-const MAX_BODY_BYTES: usize = 64 * 1024;
 const MAX_MODEL_IDS: usize = 10;
 
 /// The price rule, echoed in every estimate (sql/36_estimate_prices.sql).
@@ -61,7 +57,12 @@ enum Integer {
     OutOfRange,
 }
 
-fn item(loc: &[Value], kind: &'static str, msg: &str, input: Option<Value>) -> ValidationItem {
+pub(crate) fn item(
+    loc: &[Value],
+    kind: &'static str,
+    msg: &str,
+    input: Option<Value>,
+) -> ValidationItem {
     let mut full = vec![json!("body")];
     full.extend_from_slice(loc);
     ValidationItem {
@@ -120,8 +121,8 @@ fn read_rate(name: &str, v: &Value, errors: &mut Vec<ValidationItem>) -> Option<
     parsed
 }
 
-/// Parses the JSON body: 422 for what cannot be read, 400 for unknown fields.
-fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
+/// Parses a posted body as JSON: 422 for what is not JSON.
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::validation(vec![item(
             &[],
@@ -130,7 +131,7 @@ fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
             None,
         )]));
     }
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+    serde_json::from_slice(bytes).map_err(|e| {
         ApiError::validation(vec![ValidationItem {
             loc: vec![json!("body"), json!(e.column())],
             msg: "JSON decode error".into(),
@@ -138,7 +139,11 @@ fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
             input: None,
             ctx: Some(json!({"error": e.to_string()})),
         }])
-    })?;
+    })
+}
+
+/// Reads the body's fields: 422 for what cannot be read, 400 for unknown fields.
+fn read_body(value: Value) -> Result<Body, ApiError> {
     let Value::Object(fields) = value else {
         return Err(ApiError::validation(vec![item(
             &[],
@@ -294,49 +299,11 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
     Ok(resolved)
 }
 
-fn is_json(req: &Request) -> bool {
-    // A body without a Content-Type is refused too (spec 4.5: application/json).
-    req.headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| {
-            let essence = ct
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            essence == "application/json" || essence.ends_with("+json")
-        })
-}
-
-#[handler]
-pub(super) async fn estimate_cost(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    Query::parse(req.uri().query(), &[])?;
-    if !is_json(req) {
-        return Err(ApiError::validation(vec![item(
-            &[],
-            "content_type",
-            "the body must be JSON, sent with Content-Type: application/json",
-            None,
-        )]));
-    }
-    let bytes = body::read(req, MAX_BODY_BYTES).await?;
-    let envelope = estimate_envelope(state(depot), &bytes).await?;
-    let _ = res.add_header(CACHE_CONTROL, "no-store", true);
-    res.render(Json(envelope));
-    Ok(())
-}
-
 /// The whole of `POST /api/v1/estimate` after the HTTP checks: the body read
 /// (422) and validated (400), the prices from `api.estimate_prices`, the
 /// estimates from the estimator crate, and the envelope.
-pub async fn estimate_envelope(state: &AppState, bytes: &[u8]) -> Result<Value, ApiError> {
-    let body = read_body(bytes)?;
+pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, ApiError> {
+    let body = read_body(body)?;
     let resolved = workload(&body)?;
 
     // The prices depend on the models asked for and the publish only.
@@ -393,7 +360,7 @@ mod tests {
     use crate::error::ErrorCode;
 
     fn read(text: &str) -> Result<Body, ApiError> {
-        read_body(text.as_bytes())
+        parse_json(text.as_bytes()).and_then(read_body)
     }
 
     #[test]
