@@ -71,6 +71,30 @@ begin
 end
 $$;
 
+-- api._resolve_models(ids, parameter, allowed): the canonical ids of `ids`,
+-- in their order, each resolved by api._resolve_model (PRMNF naming
+-- `parameter`). Raises PRARG when two of them name the same model; `allowed`
+-- says what the parameter takes.
+create function api._resolve_models(p_ids text [], p_parameter text, p_allowed text)
+returns text []
+language plpgsql stable
+as $$
+declare
+    v_ids text[] := '{}';
+    v_dup text;
+begin
+    for i in 1 .. coalesce(cardinality(p_ids), 0) loop
+        v_ids := v_ids || api._resolve_model(p_ids[i], p_parameter);
+    end loop;
+    select x into v_dup from unnest(v_ids) as x group by x having count(*) > 1 limit 1;
+    if v_dup is not null then
+        perform api._raise_invalid(p_parameter,
+            format('%s name the model %s more than once', p_parameter, v_dup), p_allowed);
+    end if;
+    return v_ids;
+end
+$$;
+
 -- api._resolve_provider(slug): the slug itself when it is a provider, else
 -- raises PRPNF (PROVIDER_NOT_FOUND) with did_you_mean (similar slugs and names;
 -- the slug's first 64 characters are compared, so the cost does not grow with it).

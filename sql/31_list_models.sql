@@ -13,9 +13,7 @@
 -- (migrations/V2__listing.sql) or -(match rank) in query order.
 -- Errors: PRPNF unknown provider (did_you_mean), PRCUR cursor malformed,
 -- altered, for other filters or an older publish.
--- Arguments: enums and ranges are the server's to check (server/src/service/
--- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
--- function takes them as checked.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.list_models(
     p_query text, p_provider text, p_modality text, p_status text, p_channel text,
     p_min_context integer, p_max_input_price numeric, p_sort text, p_limit integer,

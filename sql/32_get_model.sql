@@ -7,9 +7,7 @@
 -- Ordering: channels in the spec's order; price rows by channel, component,
 -- tier; benchmarks and aliases by name; events newest first.
 -- Errors: PRMNF unknown id (did_you_mean).
--- Arguments: enums and ranges are the server's to check (server/src/service/
--- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
--- function takes them as checked.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.get_model(p_id text, p_include text[], p_as_of date)
 returns jsonb
 language plpgsql stable security definer

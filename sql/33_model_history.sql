@@ -11,9 +11,7 @@
 -- Errors: PRMNF unknown id (did_you_mean); PRNPD the model has no price rows at
 -- all for the channel / component asked for; PRWIN window over 365 days;
 -- PRARG since after until; PRCUR bad cursor.
--- Arguments: enums and ranges are the server's to check (server/src/service/
--- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
--- function takes them as checked.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.model_history(
     p_id text, p_component text, p_channel text, p_since date, p_until date,
     p_granularity text, p_limit integer, p_cursor text

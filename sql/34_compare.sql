@@ -11,9 +11,7 @@
 -- point), 6 decimals; null without a price or a positive score.
 -- Errors: PRMNF an unknown id (did_you_mean for it), PRARG duplicates or an
 -- unknown benchmark (the benchmarks are data: only the database knows them).
--- Arguments: enums and ranges are the server's to check (server/src/service/
--- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
--- function takes them as checked.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 -- Plans: generic (plan_cache_mode), here and in the helpers it calls. Every
 -- query looks models up by id, so a plan for the values at hand is no better,
 -- but left to choose the planner keeps making them, and planning the rows
@@ -31,10 +29,8 @@ declare
                                            'context_window', 'benchmark_score', 'price_per_point'];
     v_metrics text[] := coalesce(p_metrics, v_all_metrics);
     v_benchmark text := coalesce(p_benchmark, 'aggregate');
-    v_resolved text[] := '{}';
-    v_dup text;
+    v_resolved text[];
     v_rows jsonb;
-    i integer;
 begin
     select * into v_served from api._served();
     if v_benchmark <> 'aggregate'
@@ -42,14 +38,7 @@ begin
         perform api._raise_invalid('benchmark', format('unknown benchmark %L', v_benchmark),
             'one of ' || array_to_string(api._benchmarks(), ', '));
     end if;
-    for i in 1 .. cardinality(p_ids) loop
-        v_resolved := v_resolved || api._resolve_model(p_ids[i], 'ids');
-    end loop;
-    select x into v_dup from unnest(v_resolved) as x group by x having count(*) > 1 limit 1;
-    if v_dup is not null then
-        perform api._raise_invalid('ids', format('ids name the model %s more than once', v_dup),
-                                   'a comma-separated list of 2 to 5 different models');
-    end if;
+    v_resolved := api._resolve_models(p_ids, 'ids', 'a comma-separated list of 2 to 5 different models');
 
     select jsonb_agg(r.row order by r.n) into v_rows
     from (

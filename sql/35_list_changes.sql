@@ -8,9 +8,7 @@
 -- already published future-dated events (scheduled price changes) are listed too.
 -- Errors: PRWIN window over 365 days; PRARG since after until; PRPNF unknown
 -- provider (did_you_mean); PRCUR bad cursor.
--- Arguments: enums and ranges are the server's to check (server/src/service/
--- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
--- function takes them as checked.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.list_changes(
     p_since date, p_until date, p_event_type text, p_provider text, p_min_significance integer,
     p_limit integer, p_cursor text

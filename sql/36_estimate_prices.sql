@@ -11,9 +11,7 @@
 -- batch-tier input, output and cached_input where published.
 -- Errors: PRARG duplicates; PRMNF an unknown id (did_you_mean); PRNPD a model
 -- without standard input and output prices on any channel.
--- Arguments: enums and ranges are the server's to check (server/src/service/
--- params.rs and vocab.rs; docs/api.md, "Where each rule is checked"); this
--- function takes them as checked.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.estimate_prices(p_ids text[])
 returns jsonb
 language plpgsql stable security definer
@@ -22,21 +20,12 @@ as $$
 declare
     v_served record;
     v_ids text[] := '{}';
-    v_dup text;
     v_unpriced text;
     v_models jsonb;
-    i integer;
 begin
     select * into v_served from api._served();
     if p_ids is not null then
-        for i in 1 .. cardinality(p_ids) loop
-            v_ids := v_ids || api._resolve_model(p_ids[i], 'model_ids');
-        end loop;
-        select x into v_dup from unnest(v_ids) as x group by x having count(*) > 1 limit 1;
-        if v_dup is not null then
-            perform api._raise_invalid('model_ids', format('model_ids name the model %s more than once', v_dup),
-                                       'an array of 1 to 10 different model ids');
-        end if;
+        v_ids := api._resolve_models(p_ids, 'model_ids', 'an array of 1 to 10 different model ids');
     else
         select coalesce(array_agg(l.model_id order by l.k_blended, l.model_id), '{}') into v_ids
         from (

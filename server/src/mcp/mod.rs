@@ -26,7 +26,6 @@ use salvo::prelude::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::access::KeyPolicy;
 use crate::access::limits::{McpClient, mcp_client, rate_limited};
 use crate::access::quota::Decision;
 use crate::error::{ApiError, ErrorCode, shorten};
@@ -199,11 +198,10 @@ impl PricingMcp {
             .extensions
             .get::<McpClient>()
             .map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |c| c.0);
-        let credential = crate::access::credential_from(&parts.headers, parts.uri.query());
         let admission = self
             .state
             .access()
-            .admit(credential.as_deref(), client, KeyPolicy::Lenient)
+            .admit_mcp(&parts.headers, parts.uri.query(), client)
             .await;
         match admission.decision {
             Decision::Refused {
