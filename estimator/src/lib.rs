@@ -96,5 +96,6 @@ pub use preset::{Preset, RequestVolumes, UnknownPreset};
 pub use report::{EstimateRow, Estimates, ModelInput, UnpriceableModel, estimate_models};
 pub use rust_decimal::Decimal;
 pub use workload::{
-    MAX_TOKENS_PER_MONTH, MonthlyTokens, ResolvedWorkload, Workload, WorkloadError, WorkloadField,
+    MAX_TOKENS_PER_MONTH, MonthlyTokens, RangesChecked, ResolvedWorkload, Workload, WorkloadError,
+    WorkloadField,
 };

@@ -98,6 +98,13 @@ impl Workload {
     /// is the only range check of the workload: the server and the browser calculator both
     /// answer with its errors.
     pub fn validate(&self) -> Result<ResolvedWorkload, WorkloadError> {
+        self.check_ranges()?.resolve()
+    }
+
+    /// The first half of [`Workload::validate`]: every field in its range (counts at least 1,
+    /// rates from 0 to 1), in the order `validate` checks them. A caller with checks of its own
+    /// to make between the two halves (the server's count of `model_ids`) calls them apart.
+    pub fn check_ranges(&self) -> Result<RangesChecked, WorkloadError> {
         let at_least_one = |field, value: u64| {
             if value == 0 {
                 Err(WorkloadError::BelowOne { field })
@@ -116,8 +123,35 @@ impl Workload {
             .transpose()?;
         let cache_hit_rate = check_rate(WorkloadField::CacheHitRate, self.cache_hit_rate)?;
         let batch_share = check_rate(WorkloadField::BatchShare, self.batch_share)?;
+        Ok(RangesChecked(Workload {
+            requests_per_month: requests,
+            preset: self.preset,
+            input_tokens_per_request: explicit_input,
+            output_tokens_per_request: explicit_output,
+            cache_hit_rate,
+            batch_share,
+        }))
+    }
+}
 
-        let (input, output, assumption) = match (self.preset, explicit_input, explicit_output) {
+/// A workload whose fields are each in range ([`Workload::check_ranges`]); resolving it checks
+/// the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RangesChecked(Workload);
+
+impl RangesChecked {
+    /// The second half of [`Workload::validate`]: the token volumes resolved (from the preset
+    /// or given), their presence and the monthly totals checked, the traffic split.
+    pub fn resolve(self) -> Result<ResolvedWorkload, WorkloadError> {
+        let Workload {
+            requests_per_month: requests,
+            preset,
+            input_tokens_per_request: explicit_input,
+            output_tokens_per_request: explicit_output,
+            cache_hit_rate,
+            batch_share,
+        } = self.0;
+        let (input, output, assumption) = match (preset, explicit_input, explicit_output) {
             (None, Some(input), Some(output)) => (input, output, None),
             (None, input, output) => {
                 return Err(WorkloadError::MissingTokenVolumes {
@@ -154,7 +188,7 @@ impl Workload {
         let split = TrafficSplit::new(input_tokens, output_tokens, cache_hit_rate, batch_share);
         Ok(ResolvedWorkload {
             requests_per_month: requests,
-            preset: self.preset,
+            preset,
             input_tokens_per_request: input,
             output_tokens_per_request: output,
             cache_hit_rate,

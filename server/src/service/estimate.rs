@@ -283,7 +283,9 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
         cache_hit_rate: body.cache_hit_rate.unwrap_or(Decimal::ZERO),
         batch_share: body.batch_share.unwrap_or(Decimal::ZERO),
     };
-    let resolved = workload.validate().map_err(|e| invalid_workload(&e))?;
+    // The count of model_ids is checked between the workload's ranges and its
+    // volumes: the order in which this endpoint has always reported faults.
+    let checked = workload.check_ranges().map_err(|e| invalid_workload(&e))?;
     if let Some(ids) = &body.model_ids
         && !(1..=MAX_MODEL_IDS).contains(&ids.len())
     {
@@ -296,7 +298,7 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
             "an array of 1 to 10 model ids, or leave it out for the 10 cheapest active text models",
         ));
     }
-    Ok(resolved)
+    checked.resolve().map_err(|e| invalid_workload(&e))
 }
 
 /// The whole of `POST /api/v1/estimate` after the HTTP checks: the body read
@@ -432,6 +434,8 @@ mod tests {
                 r#"{"requests_per_month": 1, "preset": "chatbot", "colour": "red"}"#,
                 "colour",
             ),
+            // The count of model_ids comes before the missing token volumes.
+            (r#"{"requests_per_month": 1, "model_ids": []}"#, "model_ids"),
         ] {
             let err = read(body).and_then(|b| workload(&b)).expect_err(body);
             assert_eq!(err.code(), ErrorCode::InvalidArgument, "{body}");
