@@ -1,6 +1,7 @@
 -- Cursors: keyset pagination's opaque next_cursor, base64url JSON bound to
 -- the endpoint, the publish and the filters it was made for, with a keyed MAC
--- so that it cannot be built or edited by hand. Errors: PRCUR.
+-- so that it cannot be built or edited by hand, and the pagination object
+-- of a page. Errors: PRCUR.
 -- Names start with an underscore: the web role may not call these helpers
 -- (sql/99_grants.sql); the public api functions run them with the owner's
 -- rights.
@@ -124,4 +125,18 @@ begin
     end if;
     return v_doc -> 'k';
 end
+$$;
+
+-- api._pagination(items, total, next_cursor): the `pagination` object of a
+-- page of a keyset walk: count (of items), total_count, has_more (a
+-- next_cursor was made) and next_cursor.
+create function api._pagination(p_items jsonb, p_total bigint, p_next text)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object(
+        'count', jsonb_array_length(p_items),
+        'total_count', p_total,
+        'has_more', p_next is not null,
+        'next_cursor', p_next)
 $$;

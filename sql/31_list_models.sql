@@ -174,11 +174,7 @@ begin
             'sort', v_sort,
             'prices_as_of', coalesce(p_as_of, v_served.day),
             'channel', p_channel),
-        'pagination', jsonb_build_object(
-            'count', jsonb_array_length(v_items),
-            'total_count', v_total,
-            'has_more', v_next is not null,
-            'next_cursor', v_next),
+        'pagination', api._pagination(v_items, v_total, v_next),
         'hint', case
             when v_total = 0 and v_query is not null
                 then 'nothing matches; try a shorter query, or status=all to include deprecated and retired models'

@@ -158,11 +158,7 @@ begin
             'until', v_window.last_day,
             'includes_scheduled', v_window.upper = 'infinity'::date and v_granularity = 'changes',
             'items', v_items),
-        'pagination', jsonb_build_object(
-            'count', jsonb_array_length(v_items),
-            'total_count', v_total,
-            'has_more', v_next is not null,
-            'next_cursor', v_next),
+        'pagination', api._pagination(v_items, v_total, v_next),
         'hint', case
             when v_total = 0 then 'no price changes in this window; widen it with since/until (at most 365 days per call)'
             when v_next is not null then 'more results: pass pagination.next_cursor as cursor, with the same parameters'
