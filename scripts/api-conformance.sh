@@ -51,13 +51,10 @@ if ! "$VENV/bin/python" -c 'import schemathesis, openapi_spec_validator' 2>/dev/
 fi
 
 fetch() { "$VENV/bin/python" -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1], timeout=5).read())' "$1"; }
-free_port() { "$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 CONTAINER=""
-SERVER_PID=""
 cleanup() {
-    [ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null || true
-    [ -z "$SERVER_PID" ] || wait "$SERVER_PID" 2>/dev/null || true
+    stop_server
     [ -z "$CONTAINER" ] || docker rm -f "$CONTAINER" >/dev/null 2>&1 || true
     [ -z "${LABEL:-}" ] || cleanup_label
 }
@@ -100,16 +97,10 @@ for name in snapshot-a snapshot-b; do
     at=$("$VENV/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["generated_at"])' "$file")
     "$PRICING" publish "$file" --at "$at" --database-url "$DATABASE_URL" >/dev/null
 done
-PORT=$(free_port)
-BASE="http://127.0.0.1:$PORT"
-"$PRICING" serve --listen "127.0.0.1:$PORT" --database-url "$DATABASE_URL" --log-format json >"$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-for i in $(seq 1 100); do
-    if fetch "$BASE/healthz" >/dev/null 2>&1; then break; fi
-    kill -0 "$SERVER_PID" 2>/dev/null || die "pricing serve exited: $(tail -n 20 "$WORK/serve.log")"
-    [ "$i" -lt 100 ] || die "pricing serve did not answer within 20 s"
-    sleep 0.2
-done
+# The access log counts the fuzzing pass's answers below: start it empty.
+: >"$WORK/serve.log"
+start_server "$PRICING" "$WORK/serve.log" --database-url "$DATABASE_URL" --log-format json
+BASE=$SERVER_BASE
 
 # 4. the document
 fetch "$BASE/api/v1/openapi.json" >"$WORK/openapi.json"

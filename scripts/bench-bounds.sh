@@ -52,19 +52,14 @@ log "a free key and a raised anonymous plan on a fresh embedded database"
 FREE_KEY=$("$BIN" keys issue --tier free --label bench --data-dir "$DATA/db" 2>/dev/null)
 "$BIN" keys set-plan anonymous --quota "$HIGH" --burst "$HIGH" --data-dir "$DATA/db" >/dev/null 2>&1
 
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-ADDR=127.0.0.1:$PORT
-BASE=http://$ADDR
-"$BIN" serve --listen "$ADDR" --data-dir "$DATA/db" --cache-entries 0 2>"$DATA/serve.log" &
-SERVER=$!
 PIDS=()
 stop_all() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    kill -TERM "$SERVER" 2>/dev/null || true
-    wait "$SERVER" 2>/dev/null || true
+    stop_server
 }
 trap stop_all EXIT
-wait_until_serving "$BASE" "$SERVER" "$DATA/serve.log"
+start_server "$BIN" "$DATA/serve.log" --data-dir "$DATA/db" --cache-entries 0
+BASE=$SERVER_BASE
 
 LONG="openai:$(head -c 30000 /dev/zero | tr '\0' a)"
 A=openai:gpt-4o

@@ -5,35 +5,30 @@
 #   bash scripts/bench-publish.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/lib.sh
 bash scripts/ensure-postgres.sh
 cargo build --release --locked --bin pricing >&2
 bin=target/release/pricing
 work=$(mktemp -d /tmp/pricing-bench.XXXXXX)
 chmod 755 "$work"  # the embedded PostgreSQL runs as user postgres when we are root
-trap 'pkill -f "pricing serve --data-dir $work" 2>/dev/null || true; sleep 1; rm -rf "$work"' EXIT
+trap 'stop_server; rm -rf "$work"' EXIT
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# serve_until_healthy DIR: start `pricing serve`, wait for health 200, print seconds.
+# serve_until_healthy DIR: start `pricing serve`, wait for health 200 (the
+# database answers), stop it; the seconds it took in $ELAPSED.
 serve_until_healthy() {
-    local dir=$1 port start
-    port=$(free_port)
+    local start
     start=$(now)
-    "$bin" serve --data-dir "$dir" --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
-    local pid=$!
-    until curl -sf "127.0.0.1:$port/api/v1/health" >/dev/null; do
-        kill -0 "$pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-        sleep 0.02
-    done
-    secs "$start" "$(now)"
-    kill -TERM "$pid"
-    wait "$pid"
+    SERVER_READY_PATH=/api/v1/health start_server "$bin" "$work/serve.log" --data-dir "$1"
+    ELAPSED=$(secs "$start" "$(now)")
+    stop_server
 }
 
-first=$(serve_until_healthy "$work/a")
-second=$(serve_until_healthy "$work/a")
+serve_until_healthy "$work/a"
+first=$ELAPSED
+serve_until_healthy "$work/a"
+second=$ELAPSED
 
 # A full publish of the bundled snapshot into a fresh (already migrated) database.
 "$bin" migrate --data-dir "$work/b" >/dev/null 2>&1

@@ -55,22 +55,9 @@ INTERNAL_KEY=$("$BIN" keys issue --tier internal --label bench --data-dir "$DATA
 FREE_KEY=$("$BIN" keys issue --tier free --label bench --data-dir "$DATA/db" 2>/dev/null)
 "$BIN" keys set-plan free --quota "$HIGH" --burst "$HIGH" --data-dir "$DATA/db" >/dev/null 2>&1
 
-# A free port, then wait for /healthz (the "serving" log line is at info).
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-ADDR=127.0.0.1:$PORT
-"$BIN" serve --listen "$ADDR" --data-dir "$DATA/db" 2>"$DATA/serve.log" &
-SERVER=$!
-stop_server() {
-    kill -TERM "$SERVER" 2>/dev/null || true
-    wait "$SERVER" 2>/dev/null || true
-}
 trap stop_server EXIT
-for _ in $(seq 1 600); do
-    curl -sf -o /dev/null "http://$ADDR/healthz" && break
-    kill -0 "$SERVER" 2>/dev/null || { cat "$DATA/serve.log" >&2; die "pricing serve exited"; }
-    sleep 0.1
-done
-curl -sf -o /dev/null "http://$ADDR/healthz" || die "pricing serve did not start within 60 s (see $DATA/serve.log)"
+start_server "$BIN" "$DATA/serve.log" --data-dir "$DATA/db"
+ADDR=$SERVER_ADDR
 log "serving on $ADDR; each case runs $DURATION with -c $CONNECTIONS -t $THREADS"
 
 # remaining [CURL_ARGS...]: "REMAINING RESET" of one counted request.

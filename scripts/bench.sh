@@ -63,39 +63,24 @@ INTERNAL_KEY=$(issue internal)
 "$BIN" keys set-plan free --quota 2000000000 --burst unlimited --data-dir "$DATA/db" >>"$DATA/keys.log" 2>&1 \
     || { cat "$DATA/keys.log" >&2; die "pricing keys set-plan failed"; }
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-PORT=$(free_port)
-ADDR=127.0.0.1:$PORT
-SERVER=""
 NGINX_PID=""
-stop_server() {
-    [ -n "$SERVER" ] || return 0
-    kill -TERM "$SERVER" 2>/dev/null || true
-    wait "$SERVER" 2>/dev/null || true
-    SERVER=""
-}
 cleanup() {
     [ -n "$NGINX_PID" ] && kill -TERM "$NGINX_PID" 2>/dev/null
     stop_server
 }
 trap cleanup EXIT
-# start_server [SERVE_ARGS...]: `pricing serve` on $ADDR, once it answers and its cache listens.
-start_server() {
-    "$BIN" serve --listen "$ADDR" --data-dir "$DATA/db" "$@" 2>>"$DATA/serve.log" &
-    SERVER=$!
-    for _ in $(seq 1 600); do
-        curl -sf -o /dev/null "http://$ADDR/healthz" && break
-        kill -0 "$SERVER" 2>/dev/null || { cat "$DATA/serve.log" >&2; die "pricing serve exited"; }
-        sleep 0.1
-    done
-    curl -sf -o /dev/null "http://$ADDR/healthz" || die "pricing serve did not start (see $DATA/serve.log)"
+# serve [SERVE_ARGS...]: `pricing serve` on a free port ($ADDR), once it
+# answers and its cache listens.
+serve() {
+    start_server "$BIN" "$DATA/serve.log" --data-dir "$DATA/db" "$@"
+    ADDR=$SERVER_ADDR
     for _ in $(seq 1 50); do
         [ "$(curl -s "http://$ADDR/healthz" | jq -r .response_cache.enabled)" = true ] && break
         sleep 0.1
     done
     log "serving on $ADDR ${*:-(response cache on)}"
 }
-start_server --cache-entries 0
+serve --cache-entries 0
 
 api() { curl -sf -H "X-API-Key: $KEY" "http://$ADDR$1"; }
 IDS=$(api "/api/v1/models?limit=5&sort=price_blended_asc" | jq -r '.data.items[].id')
@@ -217,7 +202,7 @@ stop_server
 
 # Warm: the response cache on; X-Forwarded-For from this host trusted, for
 # the anonymous rows below.
-start_server --trusted-proxies 127.0.0.1/32
+serve --trusted-proxies 127.0.0.1/32
 ROWS=()
 row() { ROWS+=("$(printf '%-22s %10s %8s %8s %7s %9s %10s %8s %8s' "$@")"); }
 ratio() { awk -v a="$1" -v b="$NGINX_RPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
@@ -295,7 +280,7 @@ for case in "${ANON_CASES[@]}"; do
     anon_row "$name" "$rps" "$p50" "$p99" "$nrps" "$np50" "$np99" \
         "$(awk -v a="$rps" -v b="$nrps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" "$per1000"
 done
-MEM=$(awk '/^Vm(RSS|HWM)/ {printf "%s %s MB  ", $1, int($2 / 1024)}' "/proc/$SERVER/status")
+MEM=$(awk '/^Vm(RSS|HWM)/ {printf "%s %s MB  ", $1, int($2 / 1024)}' "/proc/$SERVER_PID/status")
 STATS=$(curl -s "http://$ADDR/healthz" | jq -c .response_cache)
 QUOTA=$(curl -s "http://$ADDR/healthz" | jq -c .quota_accounting)
 

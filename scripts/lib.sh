@@ -67,14 +67,55 @@ ensure_host_postgres() {
     [ -x "$PG_BINDIR/postgres" ] || die "no $PG_BINDIR/postgres after installing PostgreSQL"
 }
 
-# wait_until_serving BASE_URL PID LOG: wait (at most 60 s) until the server
-# with process PID answers BASE_URL/healthz; die with its LOG if it exits first.
+# free_port: a TCP port on 127.0.0.1 that was free when asked (the kernel's
+# pick), so that scripts never use a fixed port.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# http_ok URL: whether URL answers 2xx (curl where installed, else python3).
+http_ok() {
+    if command -v curl >/dev/null 2>&1; then
+        curl -sf -o /dev/null "$1"
+    else
+        python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=5)' "$1" 2>/dev/null
+    fi
+}
+
+# wait_until_serving BASE_URL PID LOG [PATH]: wait (at most 60 s) until the
+# server with process PID answers BASE_URL/PATH (default /healthz) with 2xx; die
+# with its LOG if it exits first.
 wait_until_serving() {
-    local base=$1 pid=$2 serve_log=$3
-    for _ in $(seq 1 600); do
-        curl -sf -o /dev/null "$base/healthz" && return 0
-        kill -0 "$pid" 2>/dev/null || { cat "$serve_log" >&2; die "pricing serve exited"; }
-        sleep 0.1
+    local base=$1 pid=$2 serve_log=$3 path=${4:-/healthz}
+    local deadline=$((SECONDS + 60))
+    until http_ok "$base$path"; do
+        kill -0 "$pid" 2>/dev/null || { tail -n 40 "$serve_log" >&2; die "pricing serve exited"; }
+        [ "$SECONDS" -lt "$deadline" ] || die "pricing serve did not answer $path within 60 s (see $serve_log)"
+        sleep 0.02
     done
-    die "pricing serve did not start within 60 s (see $serve_log)"
+}
+
+# start_server BIN LOG [SERVE_ARGS...]: `BIN serve` on a free port of 127.0.0.1
+# with SERVE_ARGS (a --data-dir or --database-url among them), its output
+# appended to LOG; returns once it answers SERVER_READY_PATH (default
+# /healthz). Sets SERVER_PID, SERVER_ADDR (127.0.0.1:port) and SERVER_BASE
+# (http://127.0.0.1:port). One server at a time; stop it with stop_server.
+SERVER_PID=""
+start_server() {
+    local bin=$1 serve_log=$2
+    shift 2
+    SERVER_ADDR=127.0.0.1:$(free_port)
+    SERVER_BASE=http://$SERVER_ADDR
+    "$bin" serve --listen "$SERVER_ADDR" "$@" >>"$serve_log" 2>&1 &
+    SERVER_PID=$!
+    wait_until_serving "$SERVER_BASE" "$SERVER_PID" "$serve_log" "${SERVER_READY_PATH:-/healthz}"
+}
+
+# stop_server: stops the server of start_server (TERM, then waits for it);
+# does nothing when none runs, so it can sit in an EXIT trap.
+stop_server() {
+    [ -n "$SERVER_PID" ] || return 0
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
 }

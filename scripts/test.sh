@@ -51,7 +51,7 @@ bash scripts/ensure-mcp-client.sh
 step "cargo test"
 cargo test --workspace --locked --no-fail-fast 2>&1
 
-# ---- API conformance (REST API, issue 4) -----------------------------------
+# ---- API conformance (REST API) --------------------------------------------
 # The served OpenAPI document through openapi-spec-validator, and schemathesis
 # against a running `pricing serve` on the fixtures (scripts/api-conformance.sh;
 # Python venv in target/py; fails on any finding).

@@ -11,8 +11,9 @@
 -- free text searches pricing.model_search.
 -- Ordering key: (k, model_id) ascending, k being the sort's key column
 -- (migrations/V2__listing.sql) or -(match rank) in query order.
--- Errors: PRPNF unknown provider (did_you_mean), PRARG bad enum or range,
--- PRCUR cursor malformed, altered, for other filters or an older publish.
+-- Errors: PRPNF unknown provider (did_you_mean), PRCUR cursor malformed,
+-- altered, for other filters or an older publish.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.list_models(
     p_query text, p_provider text, p_modality text, p_status text, p_channel text,
     p_min_context integer, p_max_input_price numeric, p_sort text, p_limit integer,
@@ -46,31 +47,6 @@ declare
     v_next text;
 begin
     select * into v_served from api._served();
-    perform api._check_limit(p_limit);
-    if v_status not in ('active', 'deprecated', 'retired', 'all') then
-        perform api._raise_invalid('status', format('unknown status %L', v_status),
-                                   'one of active, deprecated, retired, all');
-    end if;
-    if p_min_context is not null and p_min_context < 1 then
-        perform api._raise_invalid('min_context', 'min_context must be an integer >= 1', 'an integer >= 1');
-    end if;
-    if p_max_input_price is not null and p_max_input_price < 0 then
-        perform api._raise_invalid('max_input_price', 'max_input_price must be a decimal >= 0',
-                                   'a decimal string >= 0, e.g. 2.5');
-    end if;
-    if p_sort is not null and p_sort not in
-        ('price_input_asc', 'price_output_asc', 'price_blended_asc', 'context_desc', 'updated_desc') then
-        perform api._raise_invalid('sort', format('unknown sort %L', p_sort),
-            'one of price_input_asc, price_output_asc, price_blended_asc, context_desc, updated_desc');
-    end if;
-    if p_modality is not null and p_modality not in ('text', 'image', 'audio', 'video') then
-        perform api._raise_invalid('modality', format('unknown modality %L', p_modality),
-                                   'one of text, image, audio, video');
-    end if;
-    if p_channel is not null and not p_channel = any (enum_range(null::pricing.channel)::text[]) then
-        perform api._raise_invalid('channel', format('unknown channel %L', p_channel),
-            'one of ' || array_to_string(enum_range(null::pricing.channel)::text[], ', '));
-    end if;
     if p_provider is not null then
         perform api._resolve_provider(p_provider);
     end if;
@@ -198,11 +174,7 @@ begin
             'sort', v_sort,
             'prices_as_of', coalesce(p_as_of, v_served.day),
             'channel', p_channel),
-        'pagination', jsonb_build_object(
-            'count', jsonb_array_length(v_items),
-            'total_count', v_total,
-            'has_more', v_next is not null,
-            'next_cursor', v_next),
+        'pagination', api._pagination(v_items, v_total, v_next),
         'hint', case
             when v_total = 0 and v_query is not null
                 then 'nothing matches; try a shorter query, or status=all to include deprecated and retired models'

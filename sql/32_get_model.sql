@@ -6,7 +6,8 @@
 -- the card shows instead of the served publish's day.
 -- Ordering: channels in the spec's order; price rows by channel, component,
 -- tier; benchmarks and aliases by name; events newest first.
--- Errors: PRMNF unknown id (did_you_mean), PRARG unknown include.
+-- Errors: PRMNF unknown id (did_you_mean).
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.get_model(p_id text, p_include text[], p_as_of date)
 returns jsonb
 language plpgsql stable security definer
@@ -16,19 +17,10 @@ declare
     v_served record;
     v_id text;
     v_day date;
-    v_bad text;
     v_card jsonb;
     v_m pricing.models;
 begin
     select * into v_served from api._served();
-    select x into v_bad
-    from unnest(p_include) as x
-    where x not in ('pricing', 'deprecation', 'benchmarks', 'aliases', 'history_summary')
-    limit 1;
-    if v_bad is not null then
-        perform api._raise_invalid('include', format('unknown include %L', v_bad),
-            'a comma-separated list of pricing, deprecation, benchmarks, aliases, history_summary');
-    end if;
     v_id := api._resolve_model(p_id);
     v_day := coalesce(p_as_of, v_served.day);
     select * into v_m from pricing.models as m where m.id = v_id;

@@ -10,7 +10,8 @@
 -- until omitted, 'changes' also lists scheduled (future-dated) changes.
 -- Errors: PRMNF unknown id (did_you_mean); PRNPD the model has no price rows at
 -- all for the channel / component asked for; PRWIN window over 365 days;
--- PRARG bad enum, range or since after until; PRCUR bad cursor.
+-- PRARG since after until; PRCUR bad cursor.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.model_history(
     p_id text, p_component text, p_channel text, p_since date, p_until date,
     p_granularity text, p_limit integer, p_cursor text
@@ -34,19 +35,6 @@ declare
     v_next text;
 begin
     select * into v_served from api._served();
-    perform api._check_limit(p_limit);
-    if v_component is not null and v_component not in ('input', 'output', 'cached_input') then
-        perform api._raise_invalid('component', format('unknown component %L', p_component),
-                                   'one of input, output, cached_input, all');
-    end if;
-    if p_channel is not null and not p_channel = any (enum_range(null::pricing.channel)::text[]) then
-        perform api._raise_invalid('channel', format('unknown channel %L', p_channel),
-            'one of ' || array_to_string(enum_range(null::pricing.channel)::text[], ', '));
-    end if;
-    if v_granularity not in ('changes', 'daily') then
-        perform api._raise_invalid('granularity', format('unknown granularity %L', p_granularity),
-                                   'one of changes, daily');
-    end if;
     v_id := api._resolve_model(p_id);
     select * into v_window from api._window(p_since, p_until);
 
@@ -170,11 +158,7 @@ begin
             'until', v_window.last_day,
             'includes_scheduled', v_window.upper = 'infinity'::date and v_granularity = 'changes',
             'items', v_items),
-        'pagination', jsonb_build_object(
-            'count', jsonb_array_length(v_items),
-            'total_count', v_total,
-            'has_more', v_next is not null,
-            'next_cursor', v_next),
+        'pagination', api._pagination(v_items, v_total, v_next),
         'hint', case
             when v_total = 0 then 'no price changes in this window; widen it with since/until (at most 365 days per call)'
             when v_next is not null then 'more results: pass pagination.next_cursor as cursor, with the same parameters'

@@ -9,8 +9,9 @@
 -- benchmark name; a model without a score gets null.
 -- price_per_point = blended price / benchmark score (USD per 1M tokens per
 -- point), 6 decimals; null without a price or a positive score.
--- Errors: PRMNF an unknown id (did_you_mean for it), PRARG count of ids,
--- duplicates, unknown metric or benchmark.
+-- Errors: PRMNF an unknown id (did_you_mean for it), PRARG duplicates or an
+-- unknown benchmark (the benchmarks are data: only the database knows them).
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 -- Plans: generic (plan_cache_mode), here and in the helpers it calls. Every
 -- query looks models up by id, so a plan for the values at hand is no better,
 -- but left to choose the planner keeps making them, and planning the rows
@@ -28,35 +29,16 @@ declare
                                            'context_window', 'benchmark_score', 'price_per_point'];
     v_metrics text[] := coalesce(p_metrics, v_all_metrics);
     v_benchmark text := coalesce(p_benchmark, 'aggregate');
-    v_bad text;
-    v_resolved text[] := '{}';
-    v_dup text;
+    v_resolved text[];
     v_rows jsonb;
-    i integer;
 begin
     select * into v_served from api._served();
-    if coalesce(cardinality(p_ids), 0) not between 2 and 5 then
-        perform api._raise_invalid('ids', format('ids must name 2 to 5 models, got %s', coalesce(cardinality(p_ids), 0)),
-                                   'a comma-separated list of 2 to 5 model ids');
-    end if;
-    select m into v_bad from unnest(v_metrics) as m where m <> all (v_all_metrics) limit 1;
-    if v_bad is not null then
-        perform api._raise_invalid('metrics', format('unknown metric %L', v_bad),
-            'a comma-separated list of ' || array_to_string(v_all_metrics, ', '));
-    end if;
     if v_benchmark <> 'aggregate'
        and not exists (select from pricing.benchmarks as b where b.benchmark = v_benchmark) then
         perform api._raise_invalid('benchmark', format('unknown benchmark %L', v_benchmark),
             'one of ' || array_to_string(api._benchmarks(), ', '));
     end if;
-    for i in 1 .. cardinality(p_ids) loop
-        v_resolved := v_resolved || api._resolve_model(p_ids[i], 'ids');
-    end loop;
-    select x into v_dup from unnest(v_resolved) as x group by x having count(*) > 1 limit 1;
-    if v_dup is not null then
-        perform api._raise_invalid('ids', format('ids name the model %s more than once', v_dup),
-                                   'a comma-separated list of 2 to 5 different models');
-    end if;
+    v_resolved := api._resolve_models(p_ids, 'ids', 'a comma-separated list of 2 to 5 different models');
 
     select jsonb_agg(r.row order by r.n) into v_rows
     from (

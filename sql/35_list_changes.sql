@@ -6,8 +6,9 @@
 -- (effective_date, id) descending. The window filters effective_date: since
 -- defaults to until - 365 days, until to today (UTC); with until omitted,
 -- already published future-dated events (scheduled price changes) are listed too.
--- Errors: PRWIN window over 365 days; PRARG bad enum, range or since after
--- until; PRPNF unknown provider (did_you_mean); PRCUR bad cursor.
+-- Errors: PRWIN window over 365 days; PRARG since after until; PRPNF unknown
+-- provider (did_you_mean); PRCUR bad cursor.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.list_changes(
     p_since date, p_until date, p_event_type text, p_provider text, p_min_significance integer,
     p_limit integer, p_cursor text
@@ -31,15 +32,6 @@ declare
     v_next text;
 begin
     select * into v_served from api._served();
-    perform api._check_limit(p_limit);
-    if v_type is not null and not v_type = any (enum_range(null::pricing.event_type)::text[]) then
-        perform api._raise_invalid('event_type', format('unknown event_type %L', p_event_type),
-            'one of ' || array_to_string(enum_range(null::pricing.event_type)::text[], ', ') || ', all');
-    end if;
-    if v_min not between 0 and 100 then
-        perform api._raise_invalid('min_significance',
-            format('min_significance must be an integer from 0 to 100, got %s', v_min), 'an integer from 0 to 100');
-    end if;
     if p_provider is not null then
         v_provider := api._resolve_provider(p_provider);
     end if;
@@ -97,11 +89,7 @@ begin
             'until', v_window.last_day,
             'includes_scheduled', v_window.upper = 'infinity'::date,
             'items', v_items),
-        'pagination', jsonb_build_object(
-            'count', jsonb_array_length(v_items),
-            'total_count', v_total,
-            'has_more', v_next is not null,
-            'next_cursor', v_next),
+        'pagination', api._pagination(v_items, v_total, v_next),
         'hint', case
             when v_total = 0 then 'no events match; widen the window (at most 365 days per call) or lower min_significance'
             when v_next is not null then 'more results: pass pagination.next_cursor as cursor, with the same parameters'

@@ -9,9 +9,9 @@
 -- blended price among those with both); from that channel, in effect on the
 -- served publish's day: standard-tier input, output and cached_input, and
 -- batch-tier input, output and cached_input where published.
--- Errors: PRARG more than 10 ids or duplicates; PRMNF an unknown id
--- (did_you_mean); PRNPD a model without standard input and output prices on
--- any channel.
+-- Errors: PRARG duplicates; PRMNF an unknown id (did_you_mean); PRNPD a model
+-- without standard input and output prices on any channel.
+-- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.estimate_prices(p_ids text[])
 returns jsonb
 language plpgsql stable security definer
@@ -20,26 +20,12 @@ as $$
 declare
     v_served record;
     v_ids text[] := '{}';
-    v_dup text;
     v_unpriced text;
     v_models jsonb;
-    i integer;
 begin
     select * into v_served from api._served();
     if p_ids is not null then
-        if cardinality(p_ids) not between 1 and 10 then
-            perform api._raise_invalid('model_ids',
-                format('model_ids must list 1 to 10 models, got %s', cardinality(p_ids)),
-                'an array of 1 to 10 model ids, or omit it for the 10 cheapest active text models');
-        end if;
-        for i in 1 .. cardinality(p_ids) loop
-            v_ids := v_ids || api._resolve_model(p_ids[i], 'model_ids');
-        end loop;
-        select x into v_dup from unnest(v_ids) as x group by x having count(*) > 1 limit 1;
-        if v_dup is not null then
-            perform api._raise_invalid('model_ids', format('model_ids name the model %s more than once', v_dup),
-                                       'an array of 1 to 10 different model ids');
-        end if;
+        v_ids := api._resolve_models(p_ids, 'model_ids', 'an array of 1 to 10 different model ids');
     else
         select coalesce(array_agg(l.model_id order by l.k_blended, l.model_id), '{}') into v_ids
         from (

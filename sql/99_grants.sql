@@ -1,8 +1,8 @@
 -- Last: the web role may call every public api function and read every api
 -- view. Functions are executable by PUBLIC by default; take that back first,
--- so that the helpers (names starting with an underscore, see
--- sql/30_common.sql) stay callable only from inside the api functions, which
--- run with the owner's rights.
+-- so that the helpers (names starting with an underscore, sql/21_format.sql
+-- to sql/26_events.sql) stay callable only from inside the api functions,
+-- which run with the owner's rights.
 revoke execute on all functions in schema api from public;
 grant execute on all functions in schema api to pricing_web;
 grant select on all tables in schema api to pricing_web;

@@ -1,6 +1,6 @@
 //! Throughput of the estimator: model-estimates per second on one core.
 //!
-//! Target (design.md section 6): at least one million per second natively. Run with
+//! Target: at least one million per second natively. Run with
 //! `cargo bench -p estimator`; prints `estimator: N model-estimates/s`.
 
 use std::hint::black_box;

@@ -12,6 +12,9 @@
 //!    checked, monthly traffic split into standard/batch and uncached/cached buckets once.
 //! 2. [`estimate`] it against each model's [`ModelPrices`] (USD per 1M tokens), or use
 //!    [`estimate_many`]; optionally [`sort_by_total_cost`].
+//!    Or let [`estimate_models`] do step 2 for a list of [`ModelInput`]s and build the
+//!    per-model report of `POST /api/v1/estimate` ([`Estimates`]), as the server and the
+//!    browser calculator both do.
 //! 3. Serialize the [`CostEstimate`]s: money as strings with six decimals ([`format_money`]),
 //!    token volumes and prices as exact strings, assumptions as `{code, text}` objects.
 //!
@@ -78,6 +81,7 @@ mod assumption;
 mod estimate;
 mod money;
 mod preset;
+mod report;
 mod workload;
 
 pub use assumption::{Assumption, Assumptions};
@@ -89,7 +93,9 @@ pub use money::{
     MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money, write_money,
 };
 pub use preset::{Preset, RequestVolumes, UnknownPreset};
+pub use report::{EstimateRow, Estimates, ModelInput, UnpriceableModel, estimate_models};
 pub use rust_decimal::Decimal;
 pub use workload::{
-    MAX_TOKENS_PER_MONTH, MonthlyTokens, ResolvedWorkload, Workload, WorkloadError, WorkloadField,
+    MAX_TOKENS_PER_MONTH, MonthlyTokens, RangesChecked, ResolvedWorkload, Workload, WorkloadError,
+    WorkloadField,
 };

@@ -93,15 +93,21 @@ impl Workload {
     /// Checks every field and resolves the token volumes.
     ///
     /// Fields are checked in this order, and the first failure is returned:
-    /// `requests_per_month`, `input_tokens_per_request`, `output_tokens_per_request`, the
-    /// presence of volumes, `cache_hit_rate`, `batch_share`, the monthly token totals.
+    /// `requests_per_month`, `input_tokens_per_request`, `output_tokens_per_request`,
+    /// `cache_hit_rate`, `batch_share`, the presence of volumes, the monthly token totals. This
+    /// is the only range check of the workload: the server and the browser calculator both
+    /// answer with its errors.
     pub fn validate(&self) -> Result<ResolvedWorkload, WorkloadError> {
+        self.check_ranges()?.resolve()
+    }
+
+    /// The first half of [`Workload::validate`]: every field in its range (counts at least 1,
+    /// rates from 0 to 1), in the order `validate` checks them. A caller with checks of its own
+    /// to make between the two halves (the server's count of `model_ids`) calls them apart.
+    pub fn check_ranges(&self) -> Result<RangesChecked, WorkloadError> {
         let at_least_one = |field, value: u64| {
             if value == 0 {
-                Err(WorkloadError::OutOfRange {
-                    field,
-                    value: Decimal::ZERO,
-                })
+                Err(WorkloadError::BelowOne { field })
             } else {
                 Ok(value)
             }
@@ -115,8 +121,37 @@ impl Workload {
             .output_tokens_per_request
             .map(|v| at_least_one(WorkloadField::OutputTokensPerRequest, v))
             .transpose()?;
+        let cache_hit_rate = check_rate(WorkloadField::CacheHitRate, self.cache_hit_rate)?;
+        let batch_share = check_rate(WorkloadField::BatchShare, self.batch_share)?;
+        Ok(RangesChecked(Workload {
+            requests_per_month: requests,
+            preset: self.preset,
+            input_tokens_per_request: explicit_input,
+            output_tokens_per_request: explicit_output,
+            cache_hit_rate,
+            batch_share,
+        }))
+    }
+}
 
-        let (input, output, assumption) = match (self.preset, explicit_input, explicit_output) {
+/// A workload whose fields are each in range ([`Workload::check_ranges`]); resolving it checks
+/// the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RangesChecked(Workload);
+
+impl RangesChecked {
+    /// The second half of [`Workload::validate`]: the token volumes resolved (from the preset
+    /// or given), their presence and the monthly totals checked, the traffic split.
+    pub fn resolve(self) -> Result<ResolvedWorkload, WorkloadError> {
+        let Workload {
+            requests_per_month: requests,
+            preset,
+            input_tokens_per_request: explicit_input,
+            output_tokens_per_request: explicit_output,
+            cache_hit_rate,
+            batch_share,
+        } = self.0;
+        let (input, output, assumption) = match (preset, explicit_input, explicit_output) {
             (None, Some(input), Some(output)) => (input, output, None),
             (None, input, output) => {
                 return Err(WorkloadError::MissingTokenVolumes {
@@ -140,9 +175,6 @@ impl Workload {
             }
         };
 
-        let cache_hit_rate = check_rate(WorkloadField::CacheHitRate, self.cache_hit_rate)?;
-        let batch_share = check_rate(WorkloadField::BatchShare, self.batch_share)?;
-
         let monthly = |field, per_request: u64| {
             let tokens = u128::from(requests) * u128::from(per_request);
             u64::try_from(tokens)
@@ -156,7 +188,7 @@ impl Workload {
         let split = TrafficSplit::new(input_tokens, output_tokens, cache_hit_rate, batch_share);
         Ok(ResolvedWorkload {
             requests_per_month: requests,
-            preset: self.preset,
+            preset,
             input_tokens_per_request: input,
             output_tokens_per_request: output,
             cache_hit_rate,
@@ -189,8 +221,9 @@ fn check_rate(field: WorkloadField, value: Decimal) -> Result<Decimal, WorkloadE
 
 /// A validated workload with its volumes resolved and its monthly traffic split.
 ///
-/// Built only by [`Workload::validate`]. Serializes as an echo of what was estimated: the
-/// resolved request fields, `tokens_per_month` and the preset `assumptions`.
+/// Built only by [`Workload::validate`]. Serializes as an echo of what was estimated, as
+/// `assumptions` of an estimate's answer names it: the resolved request fields,
+/// `tokens_per_month` and the preset assumptions under `notes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ResolvedWorkload {
     requests_per_month: u64,
@@ -203,6 +236,7 @@ pub struct ResolvedWorkload {
     #[serde(serialize_with = "serde_helpers::serialize_exact")]
     batch_share: Decimal,
     tokens_per_month: MonthlyTokens,
+    #[serde(rename = "notes")]
     assumptions: Assumptions,
     #[serde(skip)]
     split: SplitMillions,
@@ -424,8 +458,15 @@ impl fmt::Display for WorkloadField {
 /// what it allows, so a server can answer `INVALID_ARGUMENT` with a useful message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WorkloadError {
-    /// A value lies outside its range.
-    #[error("`{field}` must be {}, got {value}", field.allowed())]
+    /// A count (requests or tokens per request) is below 1; a server also answers with it for
+    /// a count beyond `u64`, which never reaches a [`Workload`].
+    #[error("`{field}` must be {}", field.allowed())]
+    BelowOne {
+        /// The offending field.
+        field: WorkloadField,
+    },
+    /// A rate lies outside 0 to 1.
+    #[error("`{field}` must be {}; got {value}", field.allowed())]
     OutOfRange {
         /// The offending field.
         field: WorkloadField,
@@ -456,7 +497,8 @@ impl WorkloadError {
     /// The field to blame: for missing volumes, the missing one, or `preset` when both are.
     pub const fn field(&self) -> WorkloadField {
         match *self {
-            WorkloadError::OutOfRange { field, .. }
+            WorkloadError::BelowOne { field }
+            | WorkloadError::OutOfRange { field, .. }
             | WorkloadError::TooManyTokens { field, .. } => field,
             WorkloadError::MissingTokenVolumes {
                 input: true,
@@ -602,7 +644,7 @@ mod tests {
         assert_eq!(err.field(), WorkloadField::RequestsPerMonth);
         assert_eq!(
             err.to_string(),
-            "`requests_per_month` must be an integer >= 1, got 0"
+            "`requests_per_month` must be an integer >= 1"
         );
         let err = Workload::from_volumes(1, 0, 1)
             .validate()
@@ -637,7 +679,7 @@ mod tests {
             assert_eq!(err.field(), field);
             assert_eq!(
                 err.to_string(),
-                format!("`{field}` must be a number from 0 to 1, got {text}")
+                format!("`{field}` must be a number from 0 to 1; got {text}")
             );
         }
         for edge in ["0", "1", "1.000", "-0", "0.5"] {
@@ -800,7 +842,7 @@ mod tests {
                     "batch_input": "0",
                     "batch_output": "0",
                 },
-                "assumptions": [{
+                "notes": [{
                     "code": "preset_volumes",
                     "preset": "classification",
                     "text": "preset classification: 500 input / 10 output tokens per request",

@@ -1,4 +1,4 @@
-//! The `pricing` command line (design.md section 3).
+//! The `pricing` command line (README.md, "Command line", lists the commands).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -7,13 +7,14 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use tokio_postgres::Config;
 
-use crate::cluster::LocalCluster;
-use crate::db;
-use crate::http::{App, AppState, cache};
-use crate::keys;
-use crate::net::Cidr;
+use crate::access::keys;
+use crate::access::net::Cidr;
+use crate::app::App;
 use crate::publish;
-use crate::snapshot::{Checks, Snapshot};
+use crate::publish::snapshot::{Checks, Snapshot};
+use crate::service::{AppState, cache};
+use crate::store::cluster::LocalCluster;
+use crate::store::db;
 use crate::telemetry::LogFormat;
 
 /// The Model Pricing Service.
@@ -523,10 +524,10 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
                     entries: args.cache_entries,
                     bytes: args.cache_mib << 20,
                 },
-            )
-            .with_demo_dir(args.demo_dir.clone()),
+            ),
     )
-    .await?;
+    .await?
+    .with_demo_dir(args.demo_dir.clone());
     app.run(shutdown_signal()).await;
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! `{"error": {"code", "message", "next_step", ...}}` with the matching HTTP status.
 //!
 //! Errors a client causes start in SQL: the `api` functions raise them with
-//! SQLSTATEs of class `PR` (sql/30_common.sql), a JSON object in DETAIL (merged
+//! SQLSTATEs of class `PR` (sql/22_errors.sql), a JSON object in DETAIL (merged
 //! into the error object, e.g. `did_you_mean`) and the next step in HINT.
 //! [`ApiError::from_db`] is the table from those SQLSTATEs to the spec's codes.
 
@@ -13,6 +13,22 @@ use salvo::prelude::{Json, Response, Scribe};
 use serde_json::{Map, Value, json};
 
 use crate::telemetry::Throttle;
+
+/// How much of a bad value an error message quotes, in characters.
+const EXCERPT_CHARS: usize = 40;
+
+/// A bad value as an error message quotes it: at most its first 40 characters.
+pub fn excerpt(v: &str) -> String {
+    shorten(v, EXCERPT_CHARS)
+}
+
+/// `v` cut to its first `max` characters, saying how long it was.
+pub fn shorten(v: &str, max: usize) -> String {
+    match v.char_indices().nth(max) {
+        None => v.to_owned(),
+        Some((end, _)) => format!("{}... ({} characters)", &v[..end], v.chars().count()),
+    }
+}
 
 /// The spec's error codes (part 7), plus the service-level ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

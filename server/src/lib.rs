@@ -5,18 +5,14 @@
 //! migrations, and the HTTP server.
 
 pub mod access;
+pub mod app;
 pub mod cli;
-pub mod cluster;
-pub mod db;
 pub mod error;
 pub mod http;
-pub mod keys;
 pub mod mcp;
-pub mod net;
 pub mod publish;
-pub mod quota;
-pub mod reads;
-pub mod snapshot;
+pub mod service;
+pub mod store;
 pub mod telemetry;
 
-pub use http::App;
+pub use app::App;

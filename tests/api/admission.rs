@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::helpers::{Served, TestApp, TestDb, publish_fixture, serve_command};
+use crate::helpers::{Served, TestApp, TestDb, futures_join, publish_fixture, serve_command};
 use crate::keys::issue;
-use crate::quota::{futures_join, set_plan};
+use crate::quota::set_plan;
 
 const LIST: &str = "/api/v1/models?limit=5";
 
@@ -200,10 +200,13 @@ async fn requests_holding_every_data_connection_leave_health_up_and_a_free_key_c
     set_plan(&db, "free", Some(1000), Some(100_000)).await;
     let key = issue(&db, "free").await;
     let mut owner = db.client().await;
-    pricing::db::migrate(&mut owner).await.expect("migrate");
-    let data = pricing::db::web_pool(&db.config, 2).expect("data pool");
-    let control = pricing::db::control_pool(&db.config).expect("control pool");
-    let state = pricing::http::AppState::new(data.clone(), Vec::new()).with_control_pool(control);
+    pricing::store::db::migrate(&mut owner)
+        .await
+        .expect("migrate");
+    let data = pricing::store::db::web_pool(&db.config, 2).expect("data pool");
+    let control = pricing::store::db::control_pool(&db.config).expect("control pool");
+    let state =
+        pricing::service::AppState::new(data.clone(), Vec::new()).with_control_pool(control);
     let app = Arc::new(TestApp::spawn_on(state, None).await);
     // Expensive data requests in progress: every data connection taken.
     let held = [

@@ -1,12 +1,12 @@
-//! The in-process response cache (issue 8): hits, invalidation by a publish,
+//! The in-process response cache: hits, invalidation by a publish,
 //! compressed variants, 304 and quota accounting on hits.
 
 use std::io::Read as _;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{AppOptions, TestApp, TestDb, data_app_with, publish_fixture};
+use crate::helpers::{AppOptions, TestApp, TestDb, data_app_with, eventually, publish_fixture};
 
 const PATH: &str = "/api/v1/models?limit=3&sort=context_desc";
 
@@ -20,17 +20,12 @@ async fn cached_app(db: &TestDb) -> TestApp {
         },
     )
     .await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !cache_stats(&app).await["enabled"]
-        .as_bool()
-        .unwrap_or(false)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the publish listener never listened"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        "the publish listener listens",
+        Duration::from_secs(10),
+        async || (cache_stats(&app).await["enabled"] == true).then_some(()),
+    )
+    .await;
     app
 }
 
@@ -65,16 +60,12 @@ async fn a_second_identical_get_is_a_hit_and_a_publish_drops_it() {
     let before = first.json()["as_of"].clone();
     publish_fixture(&db, "snapshot-b.json").await;
     // The notification reaches the listener within moments.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
+    let now = eventually("publish B is served", Duration::from_secs(5), async || {
         let now = app.call(PATH).await.expect(200);
-        if now.json()["as_of"] != before {
-            assert_ne!(now.header("etag"), first.header("etag"));
-            break;
-        }
-        assert!(Instant::now() < deadline, "still serving publish A");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        (now.json()["as_of"] != before).then_some(now)
+    })
+    .await;
+    assert_ne!(now.header("etag"), first.header("etag"));
     let again = app.call(PATH).await.expect(200);
     assert_eq!(again.header("x-cache"), Some("hit"));
     assert_ne!(again.json()["as_of"], before);
@@ -197,25 +188,20 @@ async fn a_lost_listener_connection_turns_the_cache_off_until_it_reconnects() {
     publish_fixture(&db, "snapshot-b.json").await;
 
     let before = first.json()["as_of"].clone();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let now = app.call(PATH).await.expect(200);
-        if now.json()["as_of"] != before {
-            break;
-        }
-        assert!(Instant::now() < deadline, "still serving publish A");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually("publish B is served", Duration::from_secs(5), async || {
+        (app.call(PATH).await.expect(200).json()["as_of"] != before).then_some(())
+    })
+    .await;
     // It reconnects by itself, with a new generation, and caches again.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let stats = cache_stats(&app).await;
-        if stats["enabled"] == true && stats["generation"].as_u64() > generation {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the listener did not reconnect");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        "the listener reconnects",
+        Duration::from_secs(10),
+        async || {
+            let stats = cache_stats(&app).await;
+            (stats["enabled"] == true && stats["generation"].as_u64() > generation).then_some(())
+        },
+    )
+    .await;
     app.call(PATH).await.expect(200);
     let hit = app.call(PATH).await.expect(200);
     assert_eq!(hit.header("x-cache"), Some("hit"));
@@ -247,21 +233,18 @@ async fn mcp_tool_results_come_from_the_cache_until_a_publish() {
     assert_eq!(rest["data"], first["data"]);
 
     publish_fixture(&db, "snapshot-b.json").await;
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let now = mcp
-            .run("pricing_list_models", args.clone())
-            .await
-            .expect("call");
-        if now["as_of"] != first["as_of"] {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the publish never reached the MCP results"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        "the publish reaches the MCP results",
+        Duration::from_secs(5),
+        async || {
+            let now = mcp
+                .run("pricing_list_models", args.clone())
+                .await
+                .expect("call");
+            (now["as_of"] != first["as_of"]).then_some(())
+        },
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -3,29 +3,16 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
-
-use crate::helpers::{TestDb, fixture_app};
+use crate::helpers::{TestDb, fixture_app, items};
 
 const WINDOW: &str = "since=2025-12-02&until=2026-12-01";
 
-fn items(body: &Value) -> Vec<Value> {
-    body["data"]["items"].as_array().expect("items").clone()
-}
-
 async fn count(db: &TestDb, filter: &str) -> i64 {
-    db.client()
-        .await
-        .query_one(
-            &format!(
-                "select count(*) from pricing.events e \
-                 where e.effective_date between '2025-12-02' and '2026-12-01' {filter}"
-            ),
-            &[],
-        )
-        .await
-        .expect("count")
-        .get(0)
+    db.scalar_i64(&format!(
+        "select count(*) from pricing.events e \
+         where e.effective_date between '2025-12-02' and '2026-12-01' {filter}"
+    ))
+    .await
 }
 
 #[tokio::test]

@@ -1,8 +1,8 @@
 //! The bundled dataset (data/snapshot.json.gz) published whole: enough real
 //! models, channels and history, and facts that two sources agree on.
 
+use pricing::publish::snapshot::Snapshot;
 use pricing::publish::{self, BUNDLED_SNAPSHOT, Options};
-use pricing::snapshot::Snapshot;
 
 use crate::helpers::TestDb;
 

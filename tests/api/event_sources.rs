@@ -16,7 +16,7 @@
 use std::time::Duration;
 
 use pricing::publish::Options;
-use pricing::snapshot::Snapshot;
+use pricing::publish::snapshot::Snapshot;
 use serde_json::{Value, json};
 
 use crate::helpers::{TestDb, data_app, fixture, fixture_bytes, publish_at, publish_fixture};

@@ -3,10 +3,10 @@
 use std::net::SocketAddr;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use pricing::publish::snapshot::Snapshot;
 use pricing::publish::{self, Options};
-use pricing::snapshot::Snapshot;
 use serde_json::Value;
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::AsyncRunner;
@@ -100,7 +100,9 @@ pub async fn start_postgres_with(
 pub async fn restartable_postgres() -> (ContainerAsync<GenericImage>, Config, publish::Report) {
     let (container, config) = start_postgres(Some(free_port())).await;
     let mut owner = connect(&config).await;
-    pricing::db::migrate(&mut owner).await.expect("migrate");
+    pricing::store::db::migrate(&mut owner)
+        .await
+        .expect("migrate");
     let published = publish_fixture_with(&mut owner, "snapshot-a.json").await;
     (container, config, published)
 }
@@ -117,13 +119,49 @@ pub fn free_port() -> u16 {
 /// The official image logs "ready" once for its init-time server (socket only):
 /// poll until TCP connections really succeed.
 pub async fn wait_until_connectable(config: &Config) {
-    for _ in 0..300 {
-        if config.connect(tokio_postgres::NoTls).await.is_ok() {
-            return;
+    eventually(
+        "PostgreSQL accepts connections",
+        Duration::from_secs(30),
+        async || config.connect(tokio_postgres::NoTls).await.ok().map(drop),
+    )
+    .await;
+}
+
+/// How long [`eventually`] waits between two probes.
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Probes until `probe` answers `Some`, for at most `within`, and returns what
+/// it found; panics naming `what` otherwise. The one way the tests wait for
+/// something that happens in the background (a notification, a reconnect, a
+/// restarted database), bounded and never a fixed sleep.
+pub async fn eventually<T>(
+    what: &str,
+    within: Duration,
+    mut probe: impl AsyncFnMut() -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(found) = probe().await {
+            return found;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
+        tokio::time::sleep(POLL_INTERVAL).await;
     }
-    panic!("PostgreSQL did not accept connections within 30 s");
+}
+
+/// Awaits every task, in order: their results.
+pub async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let handles: Vec<_> = handles.collect();
+    let mut out = Vec::with_capacity(handles.len());
+    for handle in handles {
+        out.push(handle.await.expect("task"));
+    }
+    out
+}
+
+/// The items of a list answer (`data.items`).
+pub fn items(body: &Value) -> Vec<Value> {
+    body["data"]["items"].as_array().expect("items").clone()
 }
 
 /// The container shared by every test of this binary, with the migrated template.
@@ -148,7 +186,7 @@ fn shared() -> &'static Shared {
                 let mut template = config.clone();
                 template.dbname(TEMPLATE);
                 let mut client = connect(&template).await;
-                pricing::db::migrate(&mut client)
+                pricing::store::db::migrate(&mut client)
                     .await
                     .expect("migrate template");
                 drop(client);
@@ -164,7 +202,7 @@ fn shared() -> &'static Shared {
 }
 
 pub async fn connect(config: &Config) -> tokio_postgres::Client {
-    pricing::db::connect(config).await.expect("connect")
+    pricing::store::db::connect(config).await.expect("connect")
 }
 
 /// A database of its own for one test, cloned from the migrated template.
@@ -195,6 +233,16 @@ impl TestDb {
     pub async fn client(&self) -> tokio_postgres::Client {
         connect(&self.config).await
     }
+
+    /// The one integer `sql` selects (a count, a sum), over a connection of its own.
+    pub async fn scalar_i64(&self, sql: &str) -> i64 {
+        self.client()
+            .await
+            .query_one(sql, &[])
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .get(0)
+    }
 }
 
 /// A running server over a test database, stopped when dropped.
@@ -204,14 +252,14 @@ pub struct TestApp {
     pub http: reqwest::Client,
     contract: tokio::sync::OnceCell<&'static Contract>,
     /// The server's state: its `access()` is what the MCP channel will call.
-    pub state: pricing::http::AppState,
+    pub state: pricing::service::AppState,
     _stop: oneshot::Sender<()>,
 }
 
 /// How a test server differs from the default one.
 #[derive(Debug, Default, Clone)]
 pub struct AppOptions {
-    pub trusted_proxies: Vec<pricing::net::Cidr>,
+    pub trusted_proxies: Vec<pricing::access::net::Cidr>,
     pub key_cache_ttl: Option<Duration>,
     pub pool_size: Option<usize>,
     /// The in-process response cache, kept current by a publish listener.
@@ -225,13 +273,16 @@ impl TestApp {
 
     pub async fn spawn_with(config: &Config, options: AppOptions) -> Self {
         let mut owner = connect(config).await;
-        pricing::db::migrate(&mut owner).await.expect("migrate");
-        // As `pricing serve` has them: accounting, keys and health apart.
-        let (pool, control) = pricing::db::server_pools(config, options.pool_size.unwrap_or(4))
+        pricing::store::db::migrate(&mut owner)
             .await
-            .expect("pools");
-        let mut state =
-            pricing::http::AppState::new(pool, options.trusted_proxies).with_control_pool(control);
+            .expect("migrate");
+        // As `pricing serve` has them: accounting, keys and health apart.
+        let (pool, control) =
+            pricing::store::db::server_pools(config, options.pool_size.unwrap_or(4))
+                .await
+                .expect("pools");
+        let mut state = pricing::service::AppState::new(pool, options.trusted_proxies)
+            .with_control_pool(control);
         if options.response_cache {
             state = state.with_response_cache(config.clone(), Default::default());
         }
@@ -239,7 +290,10 @@ impl TestApp {
     }
 
     /// A server over a state built by the test (e.g. a pool to nowhere).
-    pub async fn spawn_on(state: pricing::http::AppState, key_cache_ttl: Option<Duration>) -> Self {
+    pub async fn spawn_on(
+        state: pricing::service::AppState,
+        key_cache_ttl: Option<Duration>,
+    ) -> Self {
         let state = match key_cache_ttl {
             Some(ttl) => state.with_key_cache_ttl(ttl),
             None => state,
@@ -554,20 +608,18 @@ impl Served {
     /// listener connected), then asks for `path` once with `header`, so that
     /// `path` is cached.
     pub async fn warm_cache(&self, http: &reqwest::Client, path: &str, header: (&str, &str)) {
-        for _ in 0..300 {
-            let healthz = self.healthz(http).await;
-            if healthz["response_cache"]["enabled"] == true {
-                let res = http
-                    .get(self.url(path))
-                    .header(header.0, header.1)
-                    .send()
-                    .await
-                    .expect("warm-up request");
-                assert_eq!(res.status(), 200, "warm-up of {path}");
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("the response cache was not in use within 30 s");
+        eventually(
+            "the response cache is in use",
+            Duration::from_secs(30),
+            async || (self.healthz(http).await["response_cache"]["enabled"] == true).then_some(()),
+        )
+        .await;
+        let res = http
+            .get(self.url(path))
+            .header(header.0, header.1)
+            .send()
+            .await
+            .expect("warm-up request");
+        assert_eq!(res.status(), 200, "warm-up of {path}");
     }
 }

@@ -5,11 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::helpers::fixture_app;
-
-fn items(body: &Value) -> Vec<Value> {
-    body["data"]["items"].as_array().expect("items").clone()
-}
+use crate::helpers::{fixture_app, items};
 
 #[tokio::test]
 async fn history_lists_price_changes_oldest_first() {

@@ -6,8 +6,8 @@ use std::net::IpAddr;
 use std::process::Stdio;
 use std::time::Duration;
 
+use pricing::access::quota::Decision;
 use pricing::access::{Caller, KeyPolicy, KeyProblem};
-use pricing::quota::Decision;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
@@ -18,7 +18,7 @@ const NOWHERE: &str = "/api/v1/nothing";
 
 pub async fn issue(db: &TestDb, plan: &str) -> String {
     let client = db.client().await;
-    pricing::keys::issue(&client, plan, Some("test"), None)
+    pricing::access::keys::issue(&client, plan, Some("test"), None)
         .await
         .expect("issue a key")
         .key
@@ -136,7 +136,7 @@ async fn an_unknown_or_malformed_key_gets_401_with_the_error_body_and_rate_limit
 async fn a_revoked_key_gets_401() {
     let db = TestDb::new().await;
     let key = issue(&db, "free").await;
-    let revoked = pricing::keys::revoke(&db.client().await, &key)
+    let revoked = pricing::access::keys::revoke(&db.client().await, &key)
         .await
         .expect("revoke");
     assert!(revoked.newly);
@@ -172,7 +172,7 @@ async fn a_key_revoked_while_in_use_is_refused_once_its_cache_entry_is_stale() {
             .send()
     };
     assert_eq!(with_key().await.expect("request").status(), 404);
-    pricing::keys::revoke(&db.client().await, &key[..20])
+    pricing::access::keys::revoke(&db.client().await, &key[..20])
         .await
         .expect("revoke by prefix");
     assert_eq!(with_key().await.expect("request").status(), 401);
@@ -183,7 +183,7 @@ async fn an_expired_key_gets_401() {
     let db = TestDb::new().await;
     let client = db.client().await;
     let expires = time::OffsetDateTime::now_utc() + time::Duration::hours(1);
-    let key = pricing::keys::issue(&client, "free", None, Some(expires))
+    let key = pricing::access::keys::issue(&client, "free", None, Some(expires))
         .await
         .expect("issue")
         .key
@@ -213,12 +213,12 @@ async fn an_expired_key_gets_401() {
 async fn keys_are_not_issued_on_the_anonymous_plan_nor_already_expired() {
     let db = TestDb::new().await;
     let client = db.client().await;
-    let err = pricing::keys::issue(&client, "anonymous", None, None)
+    let err = pricing::access::keys::issue(&client, "anonymous", None, None)
         .await
         .expect_err("no anonymous keys");
     assert!(format!("{err}").contains("free, internal"), "{err}");
     let past = time::OffsetDateTime::now_utc() - time::Duration::minutes(1);
-    pricing::keys::issue(&client, "free", None, Some(past))
+    pricing::access::keys::issue(&client, "free", None, Some(past))
         .await
         .expect_err("no expired keys");
 }
@@ -228,7 +228,7 @@ async fn the_mcp_path_falls_back_to_anonymous_for_a_key_that_does_not_work() {
     let db = TestDb::new().await;
     let good = issue(&db, "free").await;
     let revoked = issue(&db, "free").await;
-    pricing::keys::revoke(&db.client().await, &revoked)
+    pricing::access::keys::revoke(&db.client().await, &revoked)
         .await
         .expect("revoke");
     let app = TestApp::spawn(&db.config).await;
@@ -271,7 +271,7 @@ async fn keys_are_stored_only_as_a_sha256_with_a_lookup_prefix_out_of_the_web_ro
         .expect("one key");
     let (lookup, sha256): (String, String) = (row.get(0), row.get(1));
     assert_eq!(lookup, key[8..20]);
-    assert_eq!(sha256, pricing::keys::sha256_hex(&key));
+    assert_eq!(sha256, pricing::access::keys::sha256_hex(&key));
     let stored: String = client
         .query_one(
             "select row_to_json(k)::text from pricing.api_keys as k",
@@ -382,7 +382,7 @@ async fn keys_are_issued_listed_and_revoked_from_the_command_line() {
     )
     .await;
     let key = stdout.trim().to_owned();
-    assert!(pricing::keys::lookup_of(&key).is_some(), "{stdout}");
+    assert!(pricing::access::keys::lookup_of(&key).is_some(), "{stdout}");
     let prefix = key[..20].to_owned();
     assert!(stderr.contains(&prefix), "{stderr}");
     assert!(!stderr.contains(&key), "the key is printed once, on stdout");

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use pricing::snapshot::Snapshot;
+use pricing::publish::snapshot::Snapshot;
 use serde_json::Value;
 
 use crate::helpers::{
@@ -27,15 +27,6 @@ fn ids(body: &Value) -> Vec<String> {
         .iter()
         .map(|m| m["id"].as_str().expect("id").to_owned())
         .collect()
-}
-
-async fn count(db: &TestDb, sql: &str) -> i64 {
-    db.client()
-        .await
-        .query_one(sql, &[])
-        .await
-        .expect(sql)
-        .get(0)
 }
 
 /// Follows next_cursor from `first` to the end; returns every item in order.
@@ -94,11 +85,9 @@ async fn list_models_defaults_to_active_models_most_recently_updated_first() {
     assert_eq!(body["data"]["sort"], "updated_desc");
     let items = body["data"]["items"].as_array().expect("items");
     assert!(items.iter().all(|m| m["status"] == "active"));
-    let active = count(
-        &db,
-        "select count(*) from pricing.models where status = 'active'",
-    )
-    .await;
+    let active = db
+        .scalar_i64("select count(*) from pricing.models where status = 'active'")
+        .await;
     assert_eq!(body["pagination"]["total_count"], active);
     let updated: Vec<Option<&str>> = items.iter().map(|m| m["updated_at"].as_str()).collect();
     let mut sorted = updated.clone();
@@ -168,11 +157,8 @@ async fn list_models_filters_by_each_parameter() {
     assert!(ids(&body).iter().all(|id| id.starts_with("openai:")));
     assert_eq!(
         body["pagination"]["total_count"],
-        count(
-            &db,
-            "select count(*) from pricing.models where provider = 'openai'"
-        )
-        .await
+        db.scalar_i64("select count(*) from pricing.models where provider = 'openai'")
+            .await
     );
 
     for status in ["active", "deprecated", "retired"] {
@@ -190,10 +176,9 @@ async fn list_models_filters_by_each_parameter() {
         );
         assert_eq!(
             body["pagination"]["total_count"],
-            count(
-                &db,
-                &format!("select count(*) from pricing.models where status = '{status}'")
-            )
+            db.scalar_i64(&format!(
+                "select count(*) from pricing.models where status = '{status}'"
+            ))
             .await,
             "{status}"
         );
@@ -207,7 +192,10 @@ async fn list_models_filters_by_each_parameter() {
             .json();
         assert_eq!(
             body["pagination"]["total_count"],
-            count(&db, &format!("select count(*) from pricing.models where '{modality}' = any (input_modalities)")).await,
+            db.scalar_i64(&format!(
+                "select count(*) from pricing.models where '{modality}' = any (input_modalities)"
+            ))
+            .await,
             "{modality}"
         );
     }
@@ -229,11 +217,8 @@ async fn list_models_filters_by_each_parameter() {
     }
     assert_eq!(
         body["pagination"]["total_count"],
-        count(
-            &db,
-            "select count(*) from pricing.models where context_window >= 200000"
-        )
-        .await
+        db.scalar_i64("select count(*) from pricing.models where context_window >= 200000")
+            .await
     );
 
     // channel: only models priced on it, with that channel's prices.
@@ -250,7 +235,7 @@ async fn list_models_filters_by_each_parameter() {
         "(select (as_of at time zone 'UTC')::date from pricing.publishes order by id desc limit 1)";
     assert_eq!(
         body["pagination"]["total_count"],
-        count(&db, &format!(
+        db.scalar_i64(&format!(
             "select count(distinct model_id) from pricing.prices where channel = 'aws_bedrock' \
              and tier = 'standard' and valid_from <= {day} and (valid_to is null or valid_to > {day})"
         ))

@@ -1,13 +1,15 @@
 //! Migrations and the `api` schema: idempotent, safe to run concurrently, and
 //! the web role reaches schema `api` and nothing else.
 
-use crate::helpers::TestDb;
+use crate::helpers::{TestDb, futures_join};
 
 #[tokio::test]
 async fn migrate_is_idempotent_and_skips_an_unchanged_api_schema() {
     let db = TestDb::new().await;
     let mut client = db.client().await;
-    let report = pricing::db::migrate(&mut client).await.expect("migrate");
+    let report = pricing::store::db::migrate(&mut client)
+        .await
+        .expect("migrate");
     assert_eq!(report.migrations_applied, 0);
     assert!(
         !report.api_rebuilt,
@@ -26,8 +28,10 @@ async fn concurrent_migrations_on_a_new_database_do_not_collide() {
     let runs = (0..4).map(|_| {
         let config = db.config.clone();
         tokio::spawn(async move {
-            let mut client = pricing::db::connect(&config).await.expect("connect");
-            pricing::db::migrate(&mut client).await.expect("migrate")
+            let mut client = pricing::store::db::connect(&config).await.expect("connect");
+            pricing::store::db::migrate(&mut client)
+                .await
+                .expect("migrate")
         })
     });
     let reports: Vec<_> = futures_join(runs).await;
@@ -36,14 +40,6 @@ async fn concurrent_migrations_on_a_new_database_do_not_collide() {
         rebuilt, 1,
         "exactly one run re-creates schema api: {reports:?}"
     );
-}
-
-async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
-    let mut out = Vec::new();
-    for handle in handles {
-        out.push(handle.await.expect("task"));
-    }
-    out
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! GET /api/v1/openapi.json: OpenAPI 3.1.0, interface version 0.5.0, every
 //! route and enum the server has, examples that obey their own schemas.
 
-use pricing::http::vocab;
+use pricing::service::vocab;
 use serde_json::Value;
 
 use crate::contract::Contract;

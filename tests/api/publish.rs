@@ -5,20 +5,13 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use pricing::publish::snapshot::Snapshot;
 use pricing::publish::{self, Options, PublishError};
-use pricing::snapshot::Snapshot;
 use serde_json::Value;
 
-use crate::helpers::{TestApp, TestDb, connect, fixture, fixture_bytes, publish_fixture};
-
-async fn scalar_i64(db: &TestDb, sql: &str) -> i64 {
-    db.client()
-        .await
-        .query_one(sql, &[])
-        .await
-        .expect(sql)
-        .get(0)
-}
+use crate::helpers::{
+    TestApp, TestDb, connect, eventually, fixture, fixture_bytes, publish_fixture,
+};
 
 /// One row of SQL expressions, evaluated in the database.
 async fn select_row(db: &TestDb, expressions: &str) -> tokio_postgres::Row {
@@ -95,12 +88,12 @@ async fn a_pair_of_real_snapshots_emits_events_of_every_type() {
         .expect("scheduled")
         .get(0);
     assert!(scheduled_late);
-    let incomplete = scalar_i64(
-        &db,
-        "select count(*) from pricing.events where event_type = 'price_change'
+    let incomplete = db
+        .scalar_i64(
+            "select count(*) from pricing.events where event_type = 'price_change'
          and (old_value is null or new_value is null or old_value = new_value or channel is null)",
-    )
-    .await;
+        )
+        .await;
     assert_eq!(incomplete, 0);
 }
 
@@ -108,7 +101,7 @@ async fn a_pair_of_real_snapshots_emits_events_of_every_type() {
 async fn republishing_the_same_snapshot_emits_nothing() {
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
-    let events = scalar_i64(&db, "select count(*) from pricing.events").await;
+    let events = db.scalar_i64("select count(*) from pricing.events").await;
     assert!(events > 0, "the first publish emits events");
 
     let snapshot = fixture("snapshot-a.json");
@@ -128,11 +121,12 @@ async fn republishing_the_same_snapshot_emits_nothing() {
     assert_eq!(report.summary["price_rows_inserted"], 0);
     assert_eq!(report.summary["price_rows_deleted"], 0);
     assert_eq!(
-        scalar_i64(&db, "select count(*) from pricing.events").await,
+        db.scalar_i64("select count(*) from pricing.events").await,
         events
     );
     assert_eq!(
-        scalar_i64(&db, "select count(*) from pricing.publishes").await,
+        db.scalar_i64("select count(*) from pricing.publishes")
+            .await,
         2,
         "as_of still moves"
     );
@@ -192,24 +186,20 @@ async fn a_publish_killed_midway_leaves_the_previous_publish_served() {
     });
 
     // Wait until the publish is stuck on the lock, midway, then kill its backend.
-    let admin = db.client().await;
-    let mut killed = false;
-    for _ in 0..200 {
-        let row = admin
-            .query_one(
-                "select count(pg_terminate_backend(pid)) from pg_stat_activity
-                 where application_name = 'publish-under-test' and wait_event_type = 'Lock'",
-                &[],
-            )
-            .await
-            .expect("terminate");
-        if row.get::<_, i64>(0) > 0 {
-            killed = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(killed, "the publish never reached the lock");
+    eventually(
+        "the publish reaches the lock and is terminated there",
+        Duration::from_secs(10),
+        async || {
+            let killed = db
+                .scalar_i64(
+                    "select count(pg_terminate_backend(pid)) from pg_stat_activity
+                     where application_name = 'publish-under-test' and wait_event_type = 'Lock'",
+                )
+                .await;
+            (killed > 0).then_some(())
+        },
+    )
+    .await;
     let outcome = publishing.await.expect("task");
     assert!(
         matches!(outcome, Err(PublishError::Failed(_))),
@@ -305,7 +295,8 @@ async fn a_snapshot_with_bad_rows_is_rejected_with_the_rows_named() {
         "says how to go on: {message}"
     );
     assert_eq!(
-        scalar_i64(&db, "select count(*) from pricing.publishes").await,
+        db.scalar_i64("select count(*) from pricing.publishes")
+            .await,
         0,
         "nothing published"
     );
@@ -323,11 +314,8 @@ async fn a_snapshot_with_bad_rows_is_rejected_with_the_rows_named() {
     .expect("publish without the bad rows");
     assert_eq!(report.skipped.len(), rows.len());
     assert_eq!(
-        scalar_i64(
-            &db,
-            "select count(*) from pricing.prices where usd_per_1m < 0"
-        )
-        .await,
+        db.scalar_i64("select count(*) from pricing.prices where usd_per_1m < 0")
+            .await,
         0
     );
     let total_steps: usize = serde_json::from_slice::<Value>(&fixture_bytes("snapshot-a.json"))
@@ -341,7 +329,7 @@ async fn a_snapshot_with_bad_rows_is_rejected_with_the_rows_named() {
                 .map_or(0, |h| h.iter().filter(|st| !st["price"].is_null()).count())
         })
         .sum();
-    let stored = scalar_i64(&db, "select count(*) from pricing.prices").await;
+    let stored = db.scalar_i64("select count(*) from pricing.prices").await;
     assert!(
         usize::try_from(stored).expect("count") < total_steps,
         "the bad series are left out"
@@ -401,10 +389,8 @@ async fn significance_weighs_size_direction_channel_prominence_and_corroboration
     // On real data: every event is scored 0-100.
     publish_fixture(&db, "snapshot-a.json").await;
     publish_fixture(&db, "snapshot-b.json").await;
-    let out_of_range = scalar_i64(
-        &db,
-        "select count(*) from pricing.events where significance not between 0 and 100",
-    )
-    .await;
+    let out_of_range = db
+        .scalar_i64("select count(*) from pricing.events where significance not between 0 and 100")
+        .await;
     assert_eq!(out_of_range, 0);
 }

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use pricing::access::KeyPolicy;
-use pricing::quota::{Decision, Subject};
+use pricing::access::quota::{Decision, Subject};
 use serde_json::Value;
 
-use crate::helpers::{AppOptions, TestApp, TestDb};
+use crate::helpers::{AppOptions, TestApp, TestDb, futures_join};
 use crate::keys::issue;
 
 const NOWHERE: &str = "/api/v1/nothing";
@@ -384,7 +384,7 @@ async fn a_busy_key_is_served_from_leases_and_the_units_it_did_not_use_go_back()
     // Leases left unused expire and go back: the window counts what was used.
     let deadline = Instant::now() + std::time::Duration::from_secs(5);
     let used = loop {
-        tokio::time::sleep(pricing::quota::LEASE_TTL * 2).await;
+        tokio::time::sleep(pricing::access::quota::LEASE_TTL * 2).await;
         let used: i32 = db
             .client()
             .await
@@ -587,8 +587,8 @@ async fn without_a_database_requests_go_through_uncounted_rather_than_fail() {
     let key = issue(&db, "free").await;
     let mut nowhere = db.config.clone();
     nowhere.port(1);
-    let pool = pricing::db::web_pool(&nowhere, 2).expect("pool");
-    let app = TestApp::spawn_on(pricing::http::AppState::new(pool, Vec::new()), None).await;
+    let pool = pricing::store::db::web_pool(&nowhere, 2).expect("pool");
+    let app = TestApp::spawn_on(pricing::service::AppState::new(pool, Vec::new()), None).await;
     let res = app.get(NOWHERE).await;
     assert_eq!(res.status(), 404, "fail open: no 500, no 429");
     assert!(has_no_limits(&res));
@@ -776,17 +776,6 @@ async fn ended_windows_and_full_buckets_are_swept() {
         .expect("count")
         .get(0);
     assert_eq!(left, 2, "the current window and the drawn bucket stay");
-}
-
-pub(crate) async fn futures_join<T>(
-    handles: impl Iterator<Item = tokio::task::JoinHandle<T>>,
-) -> Vec<T> {
-    let handles: Vec<_> = handles.collect();
-    let mut out = Vec::with_capacity(handles.len());
-    for handle in handles {
-        out.push(handle.await.expect("task"));
-    }
-    out
 }
 
 #[tokio::test]

@@ -4,14 +4,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio_postgres::Config;
 
 use crate::helpers::{
-    Served, connect, database_url, enc, free_port, publish_fixture_with, restartable_postgres,
-    serve_command, start_postgres_with, wait_until_connectable,
+    Served, connect, database_url, enc, eventually, free_port, publish_fixture_with,
+    restartable_postgres, serve_command, start_postgres_with, wait_until_connectable,
 };
 
 /// The `api` functions behind the data endpoints.
@@ -44,15 +44,10 @@ async fn calls(config: &Config) -> HashMap<String, i64> {
 /// Polls (bounded) until `check` holds for the standby's function calls; a
 /// backend reports its statistics within seconds, not at once.
 async fn until_calls(standby: &Config, what: &str, check: impl Fn(&HashMap<String, i64>) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let now = calls(standby).await;
-        if check(&now) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{what}: standby calls {now:?}");
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    eventually(what, Duration::from_secs(60), async || {
+        check(&calls(standby).await).then_some(())
+    })
+    .await;
 }
 
 async fn list_calls(config: &Config) -> i64 {
@@ -278,20 +273,17 @@ async fn two_servers_read_from_a_streaming_standby_and_fall_back_to_the_primary(
         assert_eq!(*as_of, a.as_of, "one as_of per publish: {a:?}");
     };
     for server in &servers {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let answer = get(&http, &server.url("/api/v1/models?limit=4")).await;
-            assert_eq!(answer.status, 200);
-            seen(&answer);
-            if new_as_of(&answer) {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the new publish was not served within 30 s"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        eventually(
+            "the new publish is served",
+            Duration::from_secs(30),
+            async || {
+                let answer = get(&http, &server.url("/api/v1/models?limit=4")).await;
+                assert_eq!(answer.status, 200);
+                seen(&answer);
+                new_as_of(&answer).then_some(())
+            },
+        )
+        .await;
     }
     for server in &servers {
         let reads = reads(&http, server).await;
@@ -310,26 +302,25 @@ async fn two_servers_read_from_a_streaming_standby_and_fall_back_to_the_primary(
     for (n, server) in servers.iter().enumerate() {
         let from_replicas = || async { reads(&http, server).await["from_replicas"].as_u64() };
         let start = from_replicas().await;
-        let deadline = Instant::now() + Duration::from_secs(30);
         let mut limit = 10 + 10 * n;
-        loop {
-            // A new page each time: a cache miss, read from the database.
-            let answer = get(&http, &server.url(&format!("/api/v1/models?limit={limit}"))).await;
-            assert_eq!(answer.status, 200);
-            seen(&answer);
-            assert!(
-                new_as_of(&answer),
-                "never the old publish again: {answer:?}"
-            );
-            if from_replicas().await > start {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "reads did not return to the standby"
-            );
-            limit += 1;
-        }
+        eventually(
+            "reads return to the standby",
+            Duration::from_secs(30),
+            async || {
+                // A new page each time: a cache miss, read from the database.
+                let answer =
+                    get(&http, &server.url(&format!("/api/v1/models?limit={limit}"))).await;
+                assert_eq!(answer.status, 200);
+                seen(&answer);
+                assert!(
+                    new_as_of(&answer),
+                    "never the old publish again: {answer:?}"
+                );
+                limit += 1;
+                (from_replicas().await > start).then_some(())
+            },
+        )
+        .await;
     }
     until_calls(&standby, "reads after replay ran on the standby", |c| {
         c.get("list_models").copied().unwrap_or(0) > before
@@ -346,22 +337,20 @@ async fn two_servers_read_from_a_streaming_standby_and_fall_back_to_the_primary(
     standby_container.start().await.expect("start the standby");
     wait_until_connectable(&standby).await;
     let before = list_calls(&standby).await;
-    let deadline = Instant::now() + Duration::from_secs(60);
     let mut limit = 41;
-    loop {
-        for server in &servers {
-            let answer = get(&http, &server.url(&format!("/api/v1/models?limit={limit}"))).await;
-            assert_eq!(answer.status, 200);
-            assert!(new_as_of(&answer));
-        }
-        if list_calls(&standby).await > before {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "reads did not return to the standby within 60 s"
-        );
-        limit += 1;
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    eventually(
+        "reads return to the restarted standby",
+        Duration::from_secs(60),
+        async || {
+            for server in &servers {
+                let answer =
+                    get(&http, &server.url(&format!("/api/v1/models?limit={limit}"))).await;
+                assert_eq!(answer.status, 200);
+                assert!(new_as_of(&answer));
+            }
+            limit += 1;
+            (list_calls(&standby).await > before).then_some(())
+        },
+    )
+    .await;
 }

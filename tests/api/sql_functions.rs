@@ -2,39 +2,18 @@
 //! transaction that is rolled back: cursor signing, the reference-channel
 //! rule, the listing refresh, and the web role's reach.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestDb, connect, fixture_app};
+use crate::helpers::{TestDb, connect, publish_fixture};
 
-fn b64url_decode(text: &str) -> Vec<u8> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut bits: u32 = 0;
-    let mut count = 0;
-    let mut out = Vec::new();
-    for c in text.bytes() {
-        let v = ALPHABET.iter().position(|a| *a == c).expect("base64url") as u32;
-        bits = (bits << 6) | v;
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
-        }
-    }
-    out
-}
-
-fn b64url_encode(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n =
-            chunk.iter().fold(0u32, |acc, b| (acc << 8) | u32::from(*b)) << (8 * (3 - chunk.len()));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-        }
-    }
-    out
+/// A database with both fixtures published, for the functions that read them.
+async fn published() -> TestDb {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    publish_fixture(&db, "snapshot-b.json").await;
+    db
 }
 
 #[tokio::test]
@@ -62,9 +41,11 @@ async fn a_cursor_whose_key_was_edited_fails_its_signature() {
     assert_eq!(key, json!(["2.5", "openai:o3"]));
 
     // Well-formed, same filters, same publish, but another starting key.
-    let mut doc: Value = serde_json::from_slice(&b64url_decode(&cursor)).expect("cursor JSON");
+    let mut doc: Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(&cursor).expect("base64url"))
+            .expect("cursor JSON");
     doc["k"] = json!(["0", "a:a"]);
-    let forged = b64url_encode(doc.to_string().as_bytes());
+    let forged = URL_SAFE_NO_PAD.encode(doc.to_string());
     let attempts = [
         ("models", 7_i64, filters.clone(), forged),
         ("changes", 7, filters.clone(), cursor.clone()),
@@ -98,7 +79,7 @@ async fn a_cursor_whose_key_was_edited_fails_its_signature() {
 
 #[tokio::test]
 async fn the_reference_channel_is_official_else_the_cheapest_blended() {
-    let (db, _app) = fixture_app().await;
+    let db = published().await;
     let mut client = db.client().await;
     let tx = client.transaction().await.expect("begin");
     let reference = |rows: Vec<tokio_postgres::Row>| -> Vec<(String, String)> {
@@ -143,7 +124,7 @@ async fn the_reference_channel_is_official_else_the_cheapest_blended() {
 
 #[tokio::test]
 async fn the_listing_has_a_reference_row_per_model_and_a_row_per_priced_channel() {
-    let (db, _app) = fixture_app().await;
+    let db = published().await;
     let mut client = db.client().await;
     let tx = client.transaction().await.expect("begin");
     let written: i64 = tx
@@ -176,7 +157,7 @@ async fn the_listing_has_a_reference_row_per_model_and_a_row_per_priced_channel(
 
 #[tokio::test]
 async fn the_web_role_calls_api_functions_but_not_their_helpers() {
-    let (db, _app) = fixture_app().await;
+    let db = published().await;
     let mut config = db.config.clone();
     config.options("-c role=pricing_web");
     let web = connect(&config).await;
@@ -197,5 +178,30 @@ async fn the_web_role_calls_api_functions_but_not_their_helpers() {
             Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE),
             "{helper}"
         );
+    }
+}
+
+#[tokio::test]
+async fn the_parameter_enums_name_exactly_the_labels_of_the_database_enums() {
+    use pricing::service::vocab;
+    let db = TestDb::new().await;
+    let client = db.client().await;
+    for (db_type, listed, with_all) in [
+        ("pricing.channel", vocab::CHANNELS, false),
+        ("pricing.modality", vocab::MODALITIES, false),
+        ("pricing.lifecycle", vocab::STATUSES, true),
+        ("pricing.component", vocab::COMPONENTS, true),
+        ("pricing.event_type", vocab::EVENT_TYPES, true),
+    ] {
+        let labels: Vec<String> = client
+            .query_one(&format!("select enum_range(null::{db_type})::text[]"), &[])
+            .await
+            .expect(db_type)
+            .get(0);
+        let mut expected: Vec<&str> = labels.iter().map(String::as_str).collect();
+        if with_all {
+            expected.push("all");
+        }
+        assert_eq!(listed, expected, "{db_type}");
     }
 }

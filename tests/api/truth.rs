@@ -9,8 +9,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use pricing::publish::snapshot::{CHANNELS, Snapshot};
 use pricing::publish::{self, BUNDLED_SNAPSHOT, Options};
-use pricing::snapshot::{CHANNELS, Snapshot};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::Value;

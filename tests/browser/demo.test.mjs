@@ -210,7 +210,7 @@ describe("the calculator at /demo/", () => {
   test("bad input is shown next to its field", async () => {
     await page.fill("#requests", "0");
     await page.waitForSelector("#requests-error:not([hidden])");
-    assert.match(await page.textContent("#requests-error"), /`requests_per_month` must be an integer >= 1, got 0/);
+    assert.match(await page.textContent("#requests-error"), /`requests_per_month` must be an integer >= 1/);
     assert.equal(await page.getAttribute("#requests", "aria-invalid"), "");
     await page.fill("#requests", "1000");
     await page.waitForSelector("#requests-error", { state: "hidden" });

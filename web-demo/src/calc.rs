@@ -1,18 +1,15 @@
 //! The calculator in plain Rust: what the WASM exports do, minus the conversion from and to
 //! JavaScript values, so it is tested natively like any other crate.
 //!
-//! The shapes follow `POST /api/v1/estimate`: each model row comes back with its own fields
-//! (`model_id`, `name`, `prices`, ...) plus `tokens_per_month`, `cost_per_month`,
-//! `applied_prices` and `assumptions`, ordered by exact total cost and then by `model_id`; the
-//! workload is echoed under `assumptions` with its preset note under `notes`. So a row of the
-//! server's answer can be fed back in unchanged and gives the same decimal strings.
+//! The rows of an estimate are the estimator's report ([`estimator::estimate_models`]), the
+//! code `POST /api/v1/estimate` runs too, so the page and the server agree to the last decimal;
+//! this module adds what only the page needs (cost series for the chart, the preset list) and
+//! the error shape the page shows.
 
 use estimator::{
-    Assumptions, CostEstimate, EstimateError, ModelPrices, MonthlyTokens, Preset, ResolvedWorkload,
-    Workload, WorkloadError, estimate, format_exact, sort_by_total_cost, write_money,
+    Estimates, ModelInput, Preset, UnpriceableModel, Workload, WorkloadError, write_money,
 };
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde::Serialize;
 
 /// Why a calculation was refused: shaped like the server's error object, so the page shows both
 /// the same way.
@@ -48,134 +45,22 @@ impl From<WorkloadError> for CalcError {
     }
 }
 
-/// One model to estimate: its prices (USD per 1M tokens, as `POST /api/v1/estimate` reports
-/// them under `prices`) and any other fields, which are echoed back untouched.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct ModelInput {
-    /// The estimator's input.
-    pub prices: ModelPrices,
-    /// Everything else the caller sent with the model (`model_id`, `name`, `channel`, ...).
-    #[serde(flatten)]
-    pub fields: Map<String, Value>,
-}
-
-impl ModelInput {
-    fn model_id(&self) -> &str {
-        row_model_id(&self.fields)
-    }
-}
-
-/// The answer of [`estimate_models`], shaped like `data` of `POST /api/v1/estimate` (less the
-/// server's own facts: price rule, publish date).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Estimates {
-    /// The workload as estimated.
-    pub assumptions: WorkloadEcho,
-    /// One row per model, cheapest first, equal totals by `model_id`.
-    pub estimates: Vec<EstimateRow>,
-}
-
-/// The workload as estimated: volumes resolved from the preset, monthly tokens, and the preset
-/// note under `notes` (the server's names).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct WorkloadEcho {
-    requests_per_month: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    preset: Option<Preset>,
-    input_tokens_per_request: u64,
-    output_tokens_per_request: u64,
-    cache_hit_rate: String,
-    batch_share: String,
-    tokens_per_month: MonthlyTokens,
-    notes: Assumptions,
-}
-
-impl From<&ResolvedWorkload> for WorkloadEcho {
-    fn from(w: &ResolvedWorkload) -> Self {
-        WorkloadEcho {
-            requests_per_month: w.requests_per_month(),
-            preset: w.preset(),
-            input_tokens_per_request: w.input_tokens_per_request(),
-            output_tokens_per_request: w.output_tokens_per_request(),
-            cache_hit_rate: format_exact(w.cache_hit_rate()),
-            batch_share: format_exact(w.batch_share()),
-            tokens_per_month: *w.tokens_per_month(),
-            notes: w.assumptions(),
+impl From<UnpriceableModel> for CalcError {
+    fn from(e: UnpriceableModel) -> Self {
+        CalcError {
+            code: "INVALID_ARGUMENT",
+            message: e.to_string(),
+            field: Some(e.field()),
         }
     }
 }
 
-/// A model's own fields, its prices, and its estimate (`tokens_per_month`, `cost_per_month`,
-/// `applied_prices`, `assumptions`) side by side in one object.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct EstimateRow {
-    /// The fields the model came with.
-    #[serde(flatten)]
-    pub fields: Map<String, Value>,
-    /// The prices estimated with.
-    pub prices: ModelPrices,
-    /// The estimate.
-    #[serde(flatten)]
-    pub estimate: CostEstimate,
-}
-
-/// Fields of a row that are computed here, so never echoed from the input (a row of the
-/// server's answer can be passed back in as it is).
-const COMPUTED: [&str; 4] = [
-    "tokens_per_month",
-    "cost_per_month",
-    "applied_prices",
-    "assumptions",
-];
-
-/// Estimates `workload` for every model.
+/// Estimates `workload` for every model: the estimator's report, as the server builds it.
 pub fn estimate_models(
     workload: &Workload,
     models: Vec<ModelInput>,
 ) -> Result<Estimates, CalcError> {
-    let resolved = workload.validate()?;
-
-    let mut rows = Vec::with_capacity(models.len());
-    for (i, mut model) in models.into_iter().enumerate() {
-        let cost = estimate(&resolved, &model.prices).map_err(|e| unpriceable(i, &model, e))?;
-        for key in COMPUTED {
-            model.fields.remove(key);
-        }
-        rows.push(EstimateRow {
-            fields: model.fields,
-            prices: model.prices,
-            estimate: cost,
-        });
-    }
-    sort_by_total_cost(
-        &mut rows,
-        |row| &row.estimate,
-        |row| row_model_id(&row.fields),
-    );
-    Ok(Estimates {
-        assumptions: WorkloadEcho::from(&resolved),
-        estimates: rows,
-    })
-}
-
-/// Why model `i` cannot be priced for the workload, naming the price or the volume to blame.
-fn unpriceable(i: usize, model: &ModelInput, e: EstimateError) -> CalcError {
-    let field = match e {
-        EstimateError::NegativePrice { field, .. } => format!("models[{i}].prices.{field}"),
-        EstimateError::CostOverflow => "requests_per_month".to_owned(),
-    };
-    CalcError {
-        code: "INVALID_ARGUMENT",
-        message: format!(
-            "the workload cannot be priced for {}: {e}",
-            model.model_id()
-        ),
-        field: Some(field),
-    }
-}
-
-fn row_model_id(fields: &Map<String, Value>) -> &str {
-    fields.get("model_id").and_then(Value::as_str).unwrap_or("")
+    Ok(estimator::estimate_models(&workload.validate()?, models)?)
 }
 
 /// Estimates every model at every volume `passes` times, keeping nothing: how many estimates
@@ -201,8 +86,7 @@ pub fn estimate_repeatedly(
     for _ in 0..passes {
         for workload in &resolved {
             for (i, model) in models.iter().enumerate() {
-                let cost = estimate(std::hint::black_box(workload), &model.prices)
-                    .map_err(|e| unpriceable(i, model, e))?;
+                let cost = model.estimate(i, std::hint::black_box(workload))?;
                 std::hint::black_box(cost);
                 count = count.saturating_add(1);
             }
@@ -267,7 +151,7 @@ pub fn estimate_series(
         }
         .validate()?;
         for (i, (model, out)) in models.iter().zip(&mut totals).enumerate() {
-            let cost = estimate(&resolved, &model.prices).map_err(|e| unpriceable(i, model, e))?;
+            let cost = model.estimate(i, &resolved)?;
             if !out.is_empty() {
                 out.push(',');
             }
@@ -315,7 +199,7 @@ pub fn presets() -> Vec<PresetInfo> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -328,90 +212,6 @@ mod tests {
     }
 
     #[test]
-    fn rows_come_back_cheapest_first_with_their_own_fields() {
-        let workload: Workload =
-            serde_json::from_value(json!({"requests_per_month": 1000, "preset": "chatbot"}))
-                .expect("workload");
-        let out = to_value(estimate_models(
-            &workload,
-            models(json!([
-                {"model_id": "b:dear", "name": "Dear", "prices": {"input": "3", "output": "15"}},
-                {"model_id": "a:cheap", "channel": "official", "prices": {"input": 0.15, "output": "0.6"}},
-            ])),
-        ));
-        let rows = out["estimates"].as_array().expect("rows");
-        assert_eq!(rows[0]["model_id"], "a:cheap");
-        assert_eq!(rows[0]["channel"], "official");
-        assert_eq!(rows[0]["prices"], json!({"input": "0.15", "output": "0.6"}));
-        // 1.5M input × $0.15 + 0.4M output × $0.60
-        assert_eq!(rows[0]["cost_per_month"]["total"], "0.465000");
-        assert_eq!(rows[1]["name"], "Dear");
-        assert_eq!(rows[1]["cost_per_month"]["total"], "10.500000");
-        assert_eq!(out["assumptions"]["input_tokens_per_request"], 1500);
-        assert_eq!(out["assumptions"]["notes"][0]["code"], "preset_volumes");
-    }
-
-    #[test]
-    fn a_row_passed_back_in_is_recomputed_not_echoed() {
-        let workload = Workload::from_volumes(1_000_000, 1, 1);
-        let row = json!({
-            "model_id": "a:a",
-            "prices": {"input": "2", "output": "4"},
-            "cost_per_month": {"total": "999"},
-            "assumptions": [{"code": "no_batch_price"}],
-        });
-        let out = to_value(estimate_models(&workload, models(json!([row]))));
-        assert_eq!(out["estimates"][0]["cost_per_month"]["total"], "6.000000");
-        assert_eq!(out["estimates"][0]["assumptions"], json!([]));
-    }
-
-    #[test]
-    fn the_workload_echo_has_the_servers_fields() {
-        let workload = Workload::from_preset(2, Preset::Classification)
-            .with_cache_hit_rate("0.50".parse().expect("rate"));
-        let out = to_value(estimate_models(&workload, Vec::new()));
-        assert_eq!(
-            out["assumptions"],
-            json!({
-                "requests_per_month": 2,
-                "preset": "classification",
-                "input_tokens_per_request": 500,
-                "output_tokens_per_request": 10,
-                "cache_hit_rate": "0.5",
-                "batch_share": "0",
-                "tokens_per_month": {
-                    "input": "1000",
-                    "uncached_input": "500",
-                    "cached_input": "500",
-                    "output": "20",
-                    "batch_input": "0",
-                    "batch_output": "0",
-                },
-                "notes": [{
-                    "code": "preset_volumes",
-                    "preset": "classification",
-                    "text": "preset classification: 500 input / 10 output tokens per request",
-                }],
-            })
-        );
-    }
-
-    #[test]
-    fn equal_totals_are_ordered_by_model_id() {
-        let workload = Workload::from_volumes(1, 1, 1);
-        let same = json!({"input": "1", "output": "1"});
-        let out = to_value(estimate_models(
-            &workload,
-            models(json!([
-                {"model_id": "z:z", "prices": same},
-                {"model_id": "m:m", "prices": same},
-            ])),
-        ));
-        assert_eq!(out["estimates"][0]["model_id"], "m:m");
-        assert_eq!(out["estimates"][1]["model_id"], "z:z");
-    }
-
-    #[test]
     fn a_bad_workload_names_its_field() {
         let workload = Workload::from_volumes(1, 1, 1).with_batch_share(2.into());
         let err = estimate_models(&workload, Vec::new()).expect_err("out of range");
@@ -419,22 +219,8 @@ mod tests {
         assert_eq!(err.field.as_deref(), Some("batch_share"));
         assert_eq!(
             err.message,
-            "`batch_share` must be a number from 0 to 1, got 2"
+            "`batch_share` must be a number from 0 to 1; got 2"
         );
-    }
-
-    #[test]
-    fn a_negative_price_names_the_model_row() {
-        let err = estimate_models(
-            &Workload::from_volumes(1, 1, 1),
-            models(json!([
-                {"model_id": "ok:ok", "prices": {"input": "1", "output": "1"}},
-                {"model_id": "bad:bad", "prices": {"input": "1", "output": "-2"}},
-            ])),
-        )
-        .expect_err("negative");
-        assert_eq!(err.field.as_deref(), Some("models[1].prices.output"));
-        assert!(err.message.contains("bad:bad"), "{}", err.message);
     }
 
     #[test]
@@ -463,7 +249,7 @@ mod tests {
         let series = estimate_series(&workload, &rows, &volumes).expect("series");
         assert_eq!(series.len(), 2);
         for (i, model) in series.iter().enumerate() {
-            assert_eq!(model.model_id, row_model_id(&rows[i].fields));
+            assert_eq!(model.model_id, rows[i].model_id());
             let totals: Vec<&str> = model.totals.split(',').collect();
             assert_eq!(totals.len(), volumes.len());
             for (&requests_per_month, total) in volumes.iter().zip(totals) {

@@ -15,8 +15,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
-use calc::{CalcError, ModelInput};
-use estimator::Workload;
+use calc::CalcError;
+use estimator::{ModelInput, Workload};
 
 /// Estimates a workload for each model, as `POST /api/v1/estimate` does for its body.
 ///

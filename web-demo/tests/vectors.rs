@@ -2,8 +2,9 @@
 //! natively: the WASM exports add only the conversion from and to JavaScript values, and
 //! `vectors.test.mjs` runs the same file through them under node.
 
+use estimator::ModelInput;
 use serde_json::Value;
-use web_demo::calc::{ModelInput, estimate_models};
+use web_demo::calc::estimate_models;
 
 const VECTORS: &str = include_str!("../../estimator/vectors/vectors.json");
 

@@ -91,7 +91,7 @@ describe("the WASM binding", () => {
     assert.ok(error instanceof Error);
     assert.equal(error.code, "INVALID_ARGUMENT");
     assert.equal(error.field, "cache_hit_rate");
-    assert.match(error.message, /`cache_hit_rate` must be a number from 0 to 1, got 1.5/);
+    assert.match(error.message, /`cache_hit_rate` must be a number from 0 to 1; got 1.5/);
 
     const unreadable = run({ requests_per_month: 5, preset: "poetry" }, { input: "1", output: "1" }).error;
     assert.equal(unreadable.code, "VALIDATION_FAILED");

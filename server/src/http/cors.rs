@@ -27,7 +27,7 @@ fn is_mcp(path: &str) -> bool {
 }
 
 #[handler]
-pub(super) async fn cors(
+pub(crate) async fn cors(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,

@@ -3,10 +3,11 @@
 
 use salvo::prelude::*;
 
-use super::params::Query;
-use super::respond::{etag, read, send_cached};
-use super::state;
+use super::caching::{etag, send_cached};
 use crate::error::ApiError;
+use crate::service::params::Query;
+use crate::service::respond::read;
+use crate::service::state;
 
 #[handler]
 pub(super) async fn prices_csv(

@@ -9,11 +9,11 @@ use time::format_description::well_known::{Rfc2822, Rfc3339};
 use time::macros::format_description;
 use time::{Date, OffsetDateTime};
 
-use super::changes::Filters;
-use super::params::Query;
-use super::respond::{etag, send_cached};
-use super::state;
+use super::caching::{etag, send_cached};
 use crate::error::ApiError;
+use crate::service::changes::Filters;
+use crate::service::params::Query;
+use crate::service::state;
 
 const PARAMS: &[&str] = &[
     "since",

@@ -9,7 +9,7 @@ use salvo::prelude::*;
 use serde_json::json;
 use time::format_description::well_known::Rfc3339;
 
-use super::state;
+use crate::service::state;
 use crate::telemetry::Throttle;
 
 /// The whole health check, connection included, must finish within this.
@@ -19,7 +19,7 @@ const HEALTH_TIMEOUT: Duration = Duration::from_millis(800);
 pub(super) async fn health(depot: &mut Depot, res: &mut Response) {
     // The control pool: data requests cannot hold all of its connections.
     let pool = &state(depot).control;
-    match tokio::time::timeout(HEALTH_TIMEOUT, crate::db::health(pool)).await {
+    match tokio::time::timeout(HEALTH_TIMEOUT, crate::store::db::health(pool)).await {
         Ok(Ok(as_of)) => {
             let as_of = as_of.and_then(|t| t.format(&Rfc3339).ok());
             res.render(Json(json!({"status": "ok", "db": "ok", "as_of": as_of})));

@@ -5,11 +5,13 @@
 //! emits the events (`publish.apply` in sql/50_publish.sql). Any failure rolls
 //! the whole publish back, so the previous publish stays served.
 
+pub mod snapshot;
+
 use rust_decimal::Decimal;
 use time::{Date, OffsetDateTime};
 use tokio_postgres::Client;
 
-use crate::snapshot::{BadRow, Checks, Snapshot, Staged};
+use crate::publish::snapshot::{BadRow, Checks, Snapshot, Staged};
 
 /// How to publish.
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +38,7 @@ impl Default for Options {
 
 /// The dataset shipped with the service (data/snapshot.json.gz, see
 /// data/PROVENANCE.md), published on first start of an empty database.
-pub const BUNDLED_SNAPSHOT: &[u8] = include_bytes!("../../data/snapshot.json.gz");
+pub const BUNDLED_SNAPSHOT: &[u8] = include_bytes!("../../../data/snapshot.json.gz");
 
 /// A step moving a price by more than this factor is refused unless allowed.
 pub const DEFAULT_MAX_MOVE_FACTOR: u32 = 20;
@@ -131,7 +133,8 @@ async fn write(
     .await?;
 
     let m = &staged.models;
-    let col = |f: fn(&crate::snapshot::StagedModel) -> &str| m.iter().map(f).collect::<Vec<_>>();
+    let col =
+        |f: fn(&crate::publish::snapshot::StagedModel) -> &str| m.iter().map(f).collect::<Vec<_>>();
     // Modality arrays travel as text like {text,image}: unnest cannot take an array of arrays.
     let pg_array = |v: &[String]| format!("{{{}}}", v.join(","));
     let input_modalities: Vec<String> = m.iter().map(|x| pg_array(&x.input_modalities)).collect();
@@ -184,7 +187,8 @@ async fn write(
     .await?;
 
     let p = &staged.prices;
-    let text = |f: fn(&crate::snapshot::StagedPrice) -> &str| p.iter().map(f).collect::<Vec<_>>();
+    let text =
+        |f: fn(&crate::publish::snapshot::StagedPrice) -> &str| p.iter().map(f).collect::<Vec<_>>();
     let price: Vec<Decimal> = p.iter().map(|x| x.usd_per_1m).collect();
     let from: Vec<Date> = p.iter().map(|x| x.valid_from).collect();
     let to: Vec<Option<Date>> = p.iter().map(|x| x.valid_to).collect();

@@ -1,26 +1,14 @@
 //! `GET /api/v1/compare`: 2-5 models side by side (sql/34_compare.sql).
 
-use salvo::prelude::*;
 use serde_json::Value;
 
 use super::params::Query;
-use super::respond::{call_json, send_envelope};
+use super::respond::call_json;
+use super::state::AppState;
 use super::vocab::METRICS;
-use super::{AppState, state};
 use crate::error::ApiError;
 
 pub const PARAMS: &[&str] = &["ids", "metrics", "benchmark"];
-
-#[handler]
-pub(super) async fn compare(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    let q = Query::parse(req.uri().query(), PARAMS)?;
-    let result = compare_models(state(depot), &q).await?;
-    send_envelope(req, res, &q.normalized(), result)
-}
 
 /// `api.compare` for the parameters of `GET /api/v1/compare`.
 pub async fn compare_models(state: &AppState, q: &Query) -> Result<Value, ApiError> {

@@ -2,13 +2,12 @@
 //! `GET /api/v1/models/{model_id}/history`: parse, call one `api` function
 //! (sql/31_list_models.sql, 32_get_model.sql, 33_model_history.sql), wrap.
 
-use salvo::prelude::*;
 use serde_json::Value;
 
-use super::params::{MAX_QUERY_CHARS, Query, check_model_id};
-use super::respond::{call_json, send_envelope};
+use super::params::{MAX_QUERY_CHARS, Query};
+use super::respond::call_json;
+use super::state::AppState;
 use super::vocab::{CHANNELS, COMPONENTS, GRANULARITIES, INCLUDES, MODALITIES, SORTS, STATUSES};
-use super::{AppState, state};
 use crate::error::ApiError;
 
 pub const LIST_PARAMS: &[&str] = &[
@@ -37,17 +36,6 @@ pub const HISTORY_PARAMS: &[&str] = &[
 
 fn to_i32(v: Option<i64>) -> Option<i32> {
     v.and_then(|n| i32::try_from(n).ok())
-}
-
-#[handler]
-pub(super) async fn list(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    let q = Query::parse(req.uri().query(), LIST_PARAMS)?;
-    let result = list_models(state(depot), &q).await?;
-    send_envelope(req, res, &q.normalized(), result)
 }
 
 /// `api.list_models` for the parameters of `GET /api/v1/models`.
@@ -84,24 +72,6 @@ pub async fn list_models(state: &AppState, q: &Query) -> Result<Value, ApiError>
     .await
 }
 
-fn model_id(req: &Request) -> Result<String, ApiError> {
-    let id = req.param::<String>("model_id").unwrap_or_default();
-    check_model_id("model_id", &id)?;
-    Ok(id)
-}
-
-#[handler]
-pub(super) async fn card(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    let q = Query::parse(req.uri().query(), CARD_PARAMS)?;
-    let id = model_id(req)?;
-    let result = get_model(state(depot), &id, &q).await?;
-    send_envelope(req, res, &q.normalized(), result)
-}
-
 /// `api.get_model` for the parameters of `GET /api/v1/models/{model_id}`.
 pub async fn get_model(state: &AppState, id: &str, q: &Query) -> Result<Value, ApiError> {
     let include = q.list_of("include", INCLUDES)?;
@@ -112,18 +82,6 @@ pub async fn get_model(state: &AppState, id: &str, q: &Query) -> Result<Value, A
         &[&id, &include, &as_of],
     )
     .await
-}
-
-#[handler]
-pub(super) async fn history(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    let q = Query::parse(req.uri().query(), HISTORY_PARAMS)?;
-    let id = model_id(req)?;
-    let result = model_history(state(depot), &id, &q).await?;
-    send_envelope(req, res, &q.normalized(), result)
 }
 
 /// `api.model_history` for the parameters of `GET /api/v1/models/{model_id}/history`.

@@ -18,10 +18,8 @@ use serde_json::{Value, json};
 use time::Date;
 use time::macros::format_description;
 
-use crate::error::{ApiError, ErrorCode, ValidationItem};
-
-/// The API key parameter (spec part 5): accepted on every `/api/v1` endpoint.
-pub const KEY_PARAM: &str = "key";
+use crate::access::KEY_PARAM;
+use crate::error::{ApiError, ErrorCode, ValidationItem, excerpt};
 
 /// The longest model id or alias (path, `ids`, `model_ids`), in characters.
 pub const MAX_ID_CHARS: usize = 200;
@@ -31,25 +29,10 @@ pub const MAX_SLUG_CHARS: usize = 64;
 pub const MAX_QUERY_CHARS: usize = 200;
 /// The longest value of any parameter (a cursor is the longest kind), in characters.
 pub const MAX_VALUE_CHARS: usize = 2048;
-/// How much of a bad value an error message quotes, in characters.
-const EXCERPT_CHARS: usize = 40;
 
 /// Whether `v` has more than `max` characters; its cost does not grow past `max`.
 pub fn too_long(v: &str, max: usize) -> bool {
     v.len() > max && v.chars().nth(max).is_some()
-}
-
-/// A bad value as an error message quotes it: at most its first 40 characters.
-pub fn excerpt(v: &str) -> String {
-    shorten(v, EXCERPT_CHARS)
-}
-
-/// `v` cut to its first `max` characters, saying how long it was.
-pub fn shorten(v: &str, max: usize) -> String {
-    match v.char_indices().nth(max) {
-        None => v.to_owned(),
-        Some((end, _)) => format!("{}... ({} characters)", &v[..end], v.chars().count()),
-    }
 }
 
 /// `INVALID_ARGUMENT` for a value longer than `max` characters.

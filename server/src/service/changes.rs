@@ -1,12 +1,10 @@
 //! `GET /api/v1/changes`: the feed of published events, newest first
 //! (sql/35_list_changes.sql). The public feeds (feeds.rs) read the same function.
 
-use salvo::prelude::*;
-
 use super::params::Query;
-use super::respond::{call_json, send_envelope};
+use super::respond::call_json;
+use super::state::AppState;
 use super::vocab::EVENT_TYPES;
-use super::{AppState, state};
 use crate::error::ApiError;
 
 pub const PARAMS: &[&str] = &[
@@ -21,7 +19,7 @@ pub const PARAMS: &[&str] = &[
 
 /// The filters of the changes feed, shared with the public feeds.
 #[derive(Debug)]
-pub(super) struct Filters<'q> {
+pub(crate) struct Filters<'q> {
     since: Option<time::Date>,
     until: Option<time::Date>,
     event_type: Option<&'q str>,
@@ -33,7 +31,7 @@ pub(super) struct Filters<'q> {
 
 impl<'q> Filters<'q> {
     /// Reads the filters; `default_limit` differs between the API and the feeds.
-    pub(super) fn parse(q: &'q Query, default_limit: i32) -> Result<Self, ApiError> {
+    pub(crate) fn parse(q: &'q Query, default_limit: i32) -> Result<Self, ApiError> {
         Ok(Self {
             since: q.date("since")?,
             until: q.date("until")?,
@@ -51,7 +49,7 @@ impl<'q> Filters<'q> {
     }
 
     /// Calls `api.list_changes`.
-    pub(super) async fn fetch(&self, state: &AppState) -> Result<serde_json::Value, ApiError> {
+    pub(crate) async fn fetch(&self, state: &AppState) -> Result<serde_json::Value, ApiError> {
         call_json(
             state,
             "select api.list_changes($1::date, $2::date, $3::text, $4::text, $5::int4, $6::int4, \
@@ -68,17 +66,6 @@ impl<'q> Filters<'q> {
         )
         .await
     }
-}
-
-#[handler]
-pub(super) async fn changes(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    let q = Query::parse(req.uri().query(), PARAMS)?;
-    let result = list_changes(state(depot), &q).await?;
-    send_envelope(req, res, &q.normalized(), result)
 }
 
 /// `api.list_changes` for the parameters of `GET /api/v1/changes`.

@@ -21,79 +21,18 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use salvo::http::{Method, StatusCode};
-use salvo::prelude::{Depot, FlowCtrl, Json, Request, Response, Scribe, handler};
+use salvo::prelude::{
+    Depot, FlowCtrl, Json, Request, Response, Router, Scribe, TowerServiceCompat, handler,
+};
 use serde_json::{Map, Value, json};
 
-use crate::access::KeyPolicy;
-use crate::error::{ApiError, ErrorCode};
-use crate::http::limits::{McpClient, rate_limited};
-use crate::http::params::{Query, check_model_id, shorten};
-use crate::http::respond::envelope;
-use crate::http::{AppState, OPENAPI_JSON, body, changes, compare, estimate, models};
-use crate::quota::Decision;
-
-/// One tool: its name, the endpoint it twins, and when to use it.
-struct Twin {
-    name: &'static str,
-    path: &'static str,
-    method: &'static str,
-    description: &'static str,
-}
-
-const TWINS: &[Twin] = &[
-    Twin {
-        name: "pricing_list_models",
-        path: "/api/v1/models",
-        method: "get",
-        description: "Search and filter token-priced AI models with their current prices (USD per 1M tokens, \
-            decimal strings). Use it to find models by name, provider, modality, status, channel, context \
-            window or maximum input price, sorted by price, context or last update. Paginated: pass \
-            pagination.next_cursor back as `cursor` with the same filters. Twin of GET /api/v1/models.",
-    },
-    Twin {
-        name: "pricing_get_model",
-        path: "/api/v1/models/{model_id}",
-        method: "get",
-        description: "The full card of one model: current prices on every channel, context window, lifecycle; \
-            with `include` also deprecation, benchmarks, aliases and a history summary. Accepts canonical ids \
-            (openai:gpt-4o), provider API ids and renamed slugs; an unknown id returns suggestions. Use it once \
-            you know which model you mean. Twin of GET /api/v1/models/{model_id}.",
-    },
-    Twin {
-        name: "pricing_price_history",
-        path: "/api/v1/models/{model_id}/history",
-        method: "get",
-        description: "Price changes of one model over a window of at most 365 days, oldest first, or a daily \
-            series of the price in effect each day (granularity=daily). Use it to see how and when a model's \
-            price moved. Twin of GET /api/v1/models/{model_id}/history.",
-    },
-    Twin {
-        name: "pricing_compare",
-        path: "/api/v1/compare",
-        method: "get",
-        description: "Compare 2 to 5 models side by side: input, output and blended prices, context window, \
-            benchmark score and price per benchmark point. Use it when choosing between known models. Twin of \
-            GET /api/v1/compare.",
-    },
-    Twin {
-        name: "pricing_estimate_cost",
-        path: "/api/v1/estimate",
-        method: "post",
-        description: "Estimate the monthly USD cost of a token workload (requests per month with a task preset \
-            or explicit tokens per request, cache hit rate, batch share) for up to 10 models, or for the 10 \
-            cheapest active text models when model_ids is omitted; rows ordered by total cost, with the \
-            assumptions used. Twin of POST /api/v1/estimate.",
-    },
-    Twin {
-        name: "pricing_recent_changes",
-        path: "/api/v1/changes",
-        method: "get",
-        description: "The feed of published pricing and lifecycle events (price changes, scheduled changes, \
-            launches, deprecations, retirements, limit changes) with significance scores 0-100, newest first; \
-            filter by window (at most 365 days), type, provider and minimum significance. Use it to learn what \
-            changed recently. Twin of GET /api/v1/changes.",
-    },
-];
+use crate::access::limits::{McpClient, mcp_client, rate_limited};
+use crate::access::quota::Decision;
+use crate::error::{ApiError, ErrorCode, shorten};
+use crate::service::operations::{OPERATIONS, Operation};
+use crate::service::params::{Query, check_model_id};
+use crate::service::respond::envelope;
+use crate::service::{AppState, OPENAPI_JSON, body, estimate};
 
 /// Tools with their input schemas and compiled validators, built once.
 #[derive(Debug)]
@@ -108,19 +47,19 @@ impl Catalog {
         let doc: Value = serde_json::from_str(OPENAPI_JSON)?;
         let mut tools = Vec::new();
         let mut validators = HashMap::new();
-        for twin in TWINS {
-            let schema = input_schema(&doc, twin)?;
+        for operation in OPERATIONS {
+            let schema = input_schema(&doc, operation)?;
             let validator = jsonschema::validator_for(&schema)
-                .map_err(|e| anyhow::anyhow!("input schema of {}: {e}", twin.name))?;
-            validators.insert(twin.name, validator);
+                .map_err(|e| anyhow::anyhow!("input schema of {}: {e}", operation.tool))?;
+            validators.insert(operation.tool, validator);
             let Value::Object(schema) = schema else {
-                anyhow::bail!("input schema of {} is not an object", twin.name);
+                anyhow::bail!("input schema of {} is not an object", operation.tool);
             };
-            let mut annotations = ToolAnnotations::with_title(twin.name);
+            let mut annotations = ToolAnnotations::with_title(operation.tool);
             annotations.read_only_hint = Some(true);
             annotations.open_world_hint = Some(false);
             tools.push(
-                Tool::new(twin.name, twin.description, Arc::new(schema))
+                Tool::new(operation.tool, operation.description, Arc::new(schema))
                     .with_annotations(annotations),
             );
         }
@@ -183,20 +122,18 @@ fn inline_refs(doc: &Value, value: &Value) -> Value {
     }
 }
 
-fn input_schema(doc: &Value, twin: &Twin) -> anyhow::Result<Value> {
+fn input_schema(doc: &Value, op: &Operation) -> anyhow::Result<Value> {
     let operation = doc
         .pointer(&format!(
             "/paths/{}/{}",
-            twin.path.replace('/', "~1"),
-            twin.method
+            op.path.replace('/', "~1"),
+            op.method
         ))
-        .ok_or_else(|| {
-            anyhow::anyhow!("the OpenAPI document has no {} {}", twin.method, twin.path)
-        })?;
-    if twin.method == "post" {
+        .ok_or_else(|| anyhow::anyhow!("the OpenAPI document has no {} {}", op.method, op.path))?;
+    if op.method == "post" {
         let body = operation
             .pointer("/requestBody/content/application~1json/schema")
-            .ok_or_else(|| anyhow::anyhow!("no JSON body schema for {}", twin.path))?;
+            .ok_or_else(|| anyhow::anyhow!("no JSON body schema for {}", op.path))?;
         let mut schema = inline_refs(doc, body);
         schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
         return Ok(schema);
@@ -261,11 +198,10 @@ impl PricingMcp {
             .extensions
             .get::<McpClient>()
             .map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |c| c.0);
-        let credential = crate::access::credential_from(&parts.headers, parts.uri.query());
         let admission = self
             .state
             .access()
-            .admit(credential.as_deref(), client, KeyPolicy::Lenient)
+            .admit_mcp(&parts.headers, parts.uri.query(), client)
             .await;
         match admission.decision {
             Decision::Refused {
@@ -284,9 +220,7 @@ impl PricingMcp {
     pub async fn run(&self, tool: &str, args: Value) -> Result<Value, ApiError> {
         catalog()?.validate(tool, &args)?;
         if tool == "pricing_estimate_cost" {
-            let bytes = serde_json::to_vec(&args)
-                .map_err(|e| ApiError::internal("encoding arguments", &e))?;
-            return estimate::estimate_envelope(&self.state, &bytes).await;
+            return estimate::estimate_envelope(&self.state, args).await;
         }
         self.state
             .cache()
@@ -296,46 +230,26 @@ impl PricingMcp {
 
     /// The read-only tools: the REST endpoints' own code, in the envelope.
     async fn read(&self, tool: &str, args: &Value) -> Result<Value, ApiError> {
-        let empty = Map::new();
-        let map = args.as_object().unwrap_or(&empty);
-        let state = &self.state;
-        let result = match tool {
-            "pricing_list_models" => {
-                models::list_models(state, &Query::from_json(map, models::LIST_PARAMS)?).await?
-            }
-            "pricing_get_model" | "pricing_price_history" => {
-                let mut rest = map.clone();
-                let id = match rest.remove("model_id") {
-                    Some(Value::String(id)) => id,
-                    _ => String::new(),
-                };
-                check_model_id("model_id", &id)?;
-                if tool == "pricing_get_model" {
-                    models::get_model(state, &id, &Query::from_json(&rest, models::CARD_PARAMS)?)
-                        .await?
-                } else {
-                    models::model_history(
-                        state,
-                        &id,
-                        &Query::from_json(&rest, models::HISTORY_PARAMS)?,
-                    )
-                    .await?
-                }
-            }
-            "pricing_compare" => {
-                compare::compare_models(state, &Query::from_json(map, compare::PARAMS)?).await?
-            }
-            "pricing_recent_changes" => {
-                changes::list_changes(state, &Query::from_json(map, changes::PARAMS)?).await?
-            }
-            other => {
-                return Err(ApiError::new(
-                    ErrorCode::NotFound,
-                    format!("no tool named {other}"),
-                    "call tools/list for the tools this server has",
-                ));
-            }
+        let Some(operation) = Operation::by_tool(tool) else {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no tool named {tool}"),
+                "call tools/list for the tools this server has",
+            ));
         };
+        let mut rest = args.as_object().cloned().unwrap_or_default();
+        let id = if operation.takes_model_id() {
+            let id = match rest.remove("model_id") {
+                Some(Value::String(id)) => id,
+                _ => String::new(),
+            };
+            check_model_id("model_id", &id)?;
+            Some(id)
+        } else {
+            None
+        };
+        let q = Query::from_json(&rest, operation.params)?;
+        let result = operation.read(&self.state, id.as_deref(), &q).await?;
         Ok(envelope(result).body)
     }
 }
@@ -448,7 +362,7 @@ fn check_message(body: &[u8]) -> Result<(), Refusal> {
 /// answers what is not one valid JSON-RPC 2.0 message with the JSON-RPC
 /// error for it; the MCP layer gets the rest, body restored.
 #[handler]
-pub(crate) async fn jsonrpc_guard(
+async fn jsonrpc_guard(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
@@ -474,10 +388,21 @@ pub(crate) async fn jsonrpc_guard(
     ctrl.call_next(req, depot, res).await;
 }
 
+/// The route `/mcp`: the client address recorded for the tool calls'
+/// accounting, malformed JSON-RPC answered, then the MCP service.
+pub fn router(state: AppState, loopback: bool) -> Router {
+    Router::with_path("mcp")
+        .hoop(mcp_client)
+        .hoop(jsonrpc_guard)
+        .goal(TowerServiceCompat::<salvo::http::ReqBody, _, _, _>::compat(
+            streamable_http(state, loopback),
+        ))
+}
+
 /// The MCP service mounted at `/mcp`: Streamable HTTP, stateless, plain JSON
 /// responses. Host-header checks (against DNS rebinding) stay on for a server
 /// on a loopback address, where they matter.
-pub fn streamable_http(
+fn streamable_http(
     state: AppState,
     loopback: bool,
 ) -> StreamableHttpService<PricingMcp, LocalSessionManager> {
@@ -599,7 +524,7 @@ mod tests {
     fn every_twin_has_an_input_schema_from_the_openapi_document() {
         let catalog = Catalog::new().expect("catalog");
         let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(names, TWINS.iter().map(|t| t.name).collect::<Vec<_>>());
+        assert_eq!(names, OPERATIONS.iter().map(|t| t.tool).collect::<Vec<_>>());
         let list = &catalog.tools()[0].input_schema;
         assert_eq!(
             list["properties"]["sort"]["enum"].as_array().map(Vec::len),

@@ -7,6 +7,11 @@
 //! [`KeyPolicy::Lenient`]: such a key silently falls back to anonymous (spec
 //! part 5, rule 6).
 
+pub mod keys;
+pub mod limits;
+pub mod net;
+pub mod quota;
+
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,8 +19,8 @@ use std::time::Duration;
 use deadpool_postgres::Pool;
 use salvo::http::HeaderMap;
 
-use crate::keys::{self, KeyStatus, KeyStore, ValidKey};
-use crate::quota::{Accountant, Decision, Subject};
+use self::keys::{KeyStatus, KeyStore, ValidKey};
+use crate::access::quota::{Accountant, Decision, Subject};
 
 /// What to do with a key that does not work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +96,8 @@ pub struct Admission {
 pub struct Access {
     keys: Arc<KeyStore>,
     accountant: Accountant,
+    /// Proxies whose `X-Forwarded-For` names the client (see [`net::client_ip`]).
+    trusted_proxies: Arc<[net::Cidr]>,
 }
 
 impl Access {
@@ -104,7 +111,19 @@ impl Access {
         Self {
             keys: Arc::new(KeyStore::new(pool.clone(), ttl)),
             accountant: Accountant::new(pool),
+            trusted_proxies: Arc::from([]),
         }
+    }
+
+    /// The same access, trusting these proxies to name the client.
+    pub fn with_trusted_proxies(mut self, trusted_proxies: Arc<[net::Cidr]>) -> Self {
+        self.trusted_proxies = trusted_proxies;
+        self
+    }
+
+    /// The proxies trusted to name the client.
+    pub fn trusted_proxies(&self) -> &[net::Cidr] {
+        &self.trusted_proxies
     }
 
     /// The accountant, for callers that already know their subject.
@@ -210,10 +229,13 @@ pub fn credential_from(headers: &HeaderMap, query: Option<&str>) -> Option<Strin
     .map(str::to_owned)
 }
 
+/// The API key parameter (spec part 5): accepted on every `/api/v1` endpoint.
+pub const KEY_PARAM: &str = "key";
+
 /// The first `key` parameter of a raw query string, decoded.
 pub fn query_key(query: &str) -> Option<String> {
     form_urlencoded::parse(query.as_bytes())
-        .find(|(name, _)| name == "key")
+        .find(|(name, _)| name == KEY_PARAM)
         .map(|(_, value)| value.into_owned())
 }
 

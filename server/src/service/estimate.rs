@@ -1,24 +1,24 @@
 //! `POST /api/v1/estimate`: monthly cost of a token workload.
 //!
-//! The body is read here (design.md section 2): not JSON, a wrong JSON type or
-//! a missing `requests_per_month` is a 422 with `detail`; an unknown field or a
-//! value out of its range or enum is a 400 `INVALID_ARGUMENT`. The prices come
-//! from one SQL function (`api.estimate_prices`, sql/36_estimate_prices.sql,
-//! which states the price rule); the arithmetic is the `estimator` crate's.
+//! The body is read here: not JSON, a wrong JSON type or a missing
+//! `requests_per_month` is a 422 with `detail`; an unknown field is a 400
+//! `INVALID_ARGUMENT`. Ranges and the preset's names are the `estimator`
+//! crate's (`Workload::validate`, `Preset::from_str`): its errors become 400
+//! `INVALID_ARGUMENT` here. The prices come from one SQL function
+//! (`api.estimate_prices`, sql/36_estimate_prices.sql, which states the price
+//! rule); the rows and their arithmetic are the estimator's
+//! (`estimate_models`), the code the browser calculator runs too.
 
 use std::str::FromStr;
 
-use estimator::{CostEstimate, ModelPrices, Preset, Workload, estimate, sort_by_total_cost};
+use estimator::{ModelInput, Preset, Workload, WorkloadError, WorkloadField, estimate_models};
 use rust_decimal::Decimal;
-use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use salvo::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::body;
-use super::params::{Query, check_model_id, excerpt};
+use super::params::check_model_id;
 use super::respond::{SCHEMA_VERSION, call_json};
-use super::{AppState, state};
-use crate::error::{ApiError, ValidationItem};
+use super::state::AppState;
+use crate::error::{ApiError, ValidationItem, excerpt};
 
 /// The body fields, in the order they are checked.
 const FIELDS: &[&str] = &[
@@ -30,7 +30,6 @@ const FIELDS: &[&str] = &[
     "batch_share",
     "model_ids",
 ];
-const MAX_BODY_BYTES: usize = 64 * 1024;
 const MAX_MODEL_IDS: usize = 10;
 
 /// The price rule, echoed in every estimate (sql/36_estimate_prices.sql).
@@ -39,7 +38,7 @@ pub const PRICE_RULE: &str = "prices of the model's reference channel in effect 
     the channel with the lowest blended price (3 x input + output) / 4 among those with both; \
     standard-tier input, output and cached-input prices, and batch-tier prices where published";
 
-/// The body, read and type-checked; ranges are checked afterwards.
+/// The body, read and type-checked; ranges are the estimator's to check.
 #[derive(Debug, Default)]
 struct Body {
     requests_per_month: Option<Integer>,
@@ -58,7 +57,12 @@ enum Integer {
     OutOfRange,
 }
 
-fn item(loc: &[Value], kind: &'static str, msg: &str, input: Option<Value>) -> ValidationItem {
+pub(crate) fn item(
+    loc: &[Value],
+    kind: &'static str,
+    msg: &str,
+    input: Option<Value>,
+) -> ValidationItem {
     let mut full = vec![json!("body")];
     full.extend_from_slice(loc);
     ValidationItem {
@@ -117,8 +121,8 @@ fn read_rate(name: &str, v: &Value, errors: &mut Vec<ValidationItem>) -> Option<
     parsed
 }
 
-/// Parses the JSON body: 422 for what cannot be read, 400 for unknown fields.
-fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
+/// Parses a posted body as JSON: 422 for what is not JSON.
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::validation(vec![item(
             &[],
@@ -127,7 +131,7 @@ fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
             None,
         )]));
     }
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+    serde_json::from_slice(bytes).map_err(|e| {
         ApiError::validation(vec![ValidationItem {
             loc: vec![json!("body"), json!(e.column())],
             msg: "JSON decode error".into(),
@@ -135,7 +139,11 @@ fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
             input: None,
             ctx: Some(json!({"error": e.to_string()})),
         }])
-    })?;
+    })
+}
+
+/// Reads the body's fields: 422 for what cannot be read, 400 for unknown fields.
+fn read_body(value: Value) -> Result<Body, ApiError> {
     let Value::Object(fields) = value else {
         return Err(ApiError::validation(vec![item(
             &[],
@@ -227,55 +235,57 @@ fn read_body(bytes: &[u8]) -> Result<Body, ApiError> {
     Ok(body)
 }
 
-fn at_least_one(name: &str, v: Option<Integer>) -> Result<Option<u64>, ApiError> {
+/// A count as the workload takes it; one beyond `u64` is out of range as 0 is.
+fn count(field: WorkloadField, v: Option<Integer>) -> Result<Option<u64>, WorkloadError> {
     match v {
         None => Ok(None),
-        Some(Integer::Fits(n)) if n >= 1 => Ok(Some(n)),
-        Some(_) => Err(ApiError::invalid(
-            name,
-            format!("`{name}` must be an integer >= 1"),
-            "an integer >= 1",
-        )),
+        Some(Integer::Fits(n)) => Ok(Some(n)),
+        Some(Integer::OutOfRange) => Err(WorkloadError::BelowOne { field }),
     }
 }
 
-/// The workload, with every range checked (400 naming the field).
-fn workload(body: &Body) -> Result<Workload, ApiError> {
-    let requests = at_least_one("requests_per_month", body.requests_per_month)?.unwrap_or(0);
+fn invalid_workload(e: &WorkloadError) -> ApiError {
+    ApiError::invalid(e.field().as_str(), e.to_string(), e.allowed())
+}
+
+/// The workload of the body, validated by the estimator (400 naming the field).
+fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
+    let requests = count(WorkloadField::RequestsPerMonth, body.requests_per_month)
+        .map_err(|e| invalid_workload(&e))?
+        .unwrap_or(0);
     let preset = body
         .preset
         .as_deref()
         .map(|p| {
             Preset::from_str(p).map_err(|_| {
-                let allowed = Preset::ALL.map(Preset::as_str).join(", ");
+                let field = WorkloadField::Preset;
                 ApiError::invalid(
-                    "preset",
-                    format!("`preset` must be one of {allowed}; got `{}`", excerpt(p)),
-                    &format!("one of {allowed}"),
+                    field.as_str(),
+                    format!("`preset` must be {}; got `{}`", field.allowed(), excerpt(p)),
+                    field.allowed(),
                 )
             })
         })
         .transpose()?;
-    let input = at_least_one("input_tokens_per_request", body.input_tokens_per_request)?;
-    let output = at_least_one("output_tokens_per_request", body.output_tokens_per_request)?;
-    let rate = |name: &str, v: Option<Decimal>| match v {
-        Some(r) if r.is_sign_negative() && !r.is_zero() || r > Decimal::ONE => {
-            Err(ApiError::invalid(
-                name,
-                format!("`{name}` must be a number from 0 to 1; got {r}"),
-                "a number from 0 to 1",
-            ))
-        }
-        _ => Ok(v.unwrap_or(Decimal::ZERO)),
-    };
     let workload = Workload {
         requests_per_month: requests,
         preset,
-        input_tokens_per_request: input,
-        output_tokens_per_request: output,
-        cache_hit_rate: rate("cache_hit_rate", body.cache_hit_rate)?,
-        batch_share: rate("batch_share", body.batch_share)?,
+        input_tokens_per_request: count(
+            WorkloadField::InputTokensPerRequest,
+            body.input_tokens_per_request,
+        )
+        .map_err(|e| invalid_workload(&e))?,
+        output_tokens_per_request: count(
+            WorkloadField::OutputTokensPerRequest,
+            body.output_tokens_per_request,
+        )
+        .map_err(|e| invalid_workload(&e))?,
+        cache_hit_rate: body.cache_hit_rate.unwrap_or(Decimal::ZERO),
+        batch_share: body.batch_share.unwrap_or(Decimal::ZERO),
     };
+    // The count of model_ids is checked between the workload's ranges and its
+    // volumes: the order in which this endpoint has always reported faults.
+    let checked = workload.check_ranges().map_err(|e| invalid_workload(&e))?;
     if let Some(ids) = &body.model_ids
         && !(1..=MAX_MODEL_IDS).contains(&ids.len())
     {
@@ -288,56 +298,15 @@ fn workload(body: &Body) -> Result<Workload, ApiError> {
             "an array of 1 to 10 model ids, or leave it out for the 10 cheapest active text models",
         ));
     }
-    Ok(workload)
-}
-
-fn is_json(req: &Request) -> bool {
-    // A body without a Content-Type is refused too (spec 4.5: application/json).
-    req.headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| {
-            let essence = ct
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            essence == "application/json" || essence.ends_with("+json")
-        })
-}
-
-#[handler]
-pub(super) async fn estimate_cost(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    Query::parse(req.uri().query(), &[])?;
-    if !is_json(req) {
-        return Err(ApiError::validation(vec![item(
-            &[],
-            "content_type",
-            "the body must be JSON, sent with Content-Type: application/json",
-            None,
-        )]));
-    }
-    let bytes = body::read(req, MAX_BODY_BYTES).await?;
-    let envelope = estimate_envelope(state(depot), &bytes).await?;
-    let _ = res.add_header(CACHE_CONTROL, "no-store", true);
-    res.render(Json(envelope));
-    Ok(())
+    checked.resolve().map_err(|e| invalid_workload(&e))
 }
 
 /// The whole of `POST /api/v1/estimate` after the HTTP checks: the body read
 /// (422) and validated (400), the prices from `api.estimate_prices`, the
 /// estimates from the estimator crate, and the envelope.
-pub async fn estimate_envelope(state: &AppState, bytes: &[u8]) -> Result<Value, ApiError> {
-    let body = read_body(bytes)?;
-    let resolved = workload(&body)?.validate().map_err(|e| {
-        let field = e.field().as_str();
-        ApiError::invalid(field, e.to_string(), e.allowed())
-    })?;
+pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, ApiError> {
+    let body = read_body(body)?;
+    let resolved = workload(&body)?;
 
     // The prices depend on the models asked for and the publish only.
     let result = state
@@ -353,64 +322,35 @@ pub async fn estimate_envelope(state: &AppState, bytes: &[u8]) -> Result<Value, 
         )
         .await?;
 
-    let models = result["models"].as_array().cloned().unwrap_or_default();
-    let mut rows: Vec<(String, Value, CostEstimate)> = Vec::with_capacity(models.len());
-    for model in models {
-        let prices: ModelPrices = serde_json::from_value(model["prices"].clone())
-            .map_err(|e| ApiError::internal("reading prices for an estimate", &e))?;
-        let cost = estimate(&resolved, &prices).map_err(|e| {
-            ApiError::invalid(
-                "requests_per_month",
-                format!(
-                    "the workload cannot be priced for {}: {e}",
-                    model["model_id"]
-                ),
-                "a smaller workload",
-            )
-        })?;
-        let id = model["model_id"].as_str().unwrap_or_default().to_owned();
-        rows.push((id, model, cost));
+    let models: Vec<ModelInput> = serde_json::from_value(result["models"].clone())
+        .map_err(|e| ApiError::internal("reading prices for an estimate", &e))?;
+    let report = estimate_models(&resolved, models).map_err(|e| {
+        ApiError::invalid("requests_per_month", e.to_string(), "a smaller workload")
+    })?;
+    let mut data =
+        serde_json::to_value(report).map_err(|e| ApiError::internal("writing an estimate", &e))?;
+    let extra = [
+        ("price_rule", json!(PRICE_RULE)),
+        (
+            "model_selection",
+            json!(if result["default_selection"].as_bool() == Some(true) {
+                "cheapest_active_text"
+            } else {
+                "requested"
+            }),
+        ),
+        ("prices_as_of", result["prices_as_of"].clone()),
+        ("currency", json!("USD")),
+        ("period", json!("month")),
+    ];
+    if let Some(assumptions) = data["assumptions"].as_object_mut() {
+        assumptions.extend(extra.map(|(k, v)| (k.to_owned(), v)));
     }
-    sort_by_total_cost(&mut rows, |(_, _, e)| e, |(id, _, _)| id.as_str());
-
-    let estimates: Vec<Value> = rows
-        .into_iter()
-        .map(|(_, model, cost)| {
-            let mut row = match model {
-                Value::Object(m) => m,
-                _ => Map::new(),
-            };
-            if let Ok(Value::Object(cost)) = serde_json::to_value(cost) {
-                row.extend(cost);
-            }
-            Value::Object(row)
-        })
-        .collect();
-
-    let mut assumptions = match serde_json::to_value(resolved) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    };
-    let notes = assumptions.remove("assumptions").unwrap_or(json!([]));
-    assumptions.insert("notes".into(), notes);
-    assumptions.insert("price_rule".into(), json!(PRICE_RULE));
-    assumptions.insert(
-        "model_selection".into(),
-        json!(if result["default_selection"].as_bool() == Some(true) {
-            "cheapest_active_text"
-        } else {
-            "requested"
-        }),
-    );
-    assumptions.insert("prices_as_of".into(), result["prices_as_of"].clone());
-    assumptions.insert("currency".into(), json!("USD"));
-    assumptions.insert("period".into(), json!("month"));
-
-    let count = estimates.len();
+    let count = data["estimates"].as_array().map_or(0, Vec::len);
     Ok(json!({
         "schema_version": SCHEMA_VERSION,
         "as_of": result["as_of"],
-        "data": {"assumptions": assumptions, "estimates": estimates},
+        "data": data,
         "pagination": {"count": count, "total_count": count, "has_more": false, "next_cursor": null},
         "truncated": false,
     }))
@@ -422,7 +362,7 @@ mod tests {
     use crate::error::ErrorCode;
 
     fn read(text: &str) -> Result<Body, ApiError> {
-        read_body(text.as_bytes())
+        parse_json(text.as_bytes()).and_then(read_body)
     }
 
     #[test]
@@ -494,10 +434,10 @@ mod tests {
                 r#"{"requests_per_month": 1, "preset": "chatbot", "colour": "red"}"#,
                 "colour",
             ),
+            // The count of model_ids comes before the missing token volumes.
+            (r#"{"requests_per_month": 1, "model_ids": []}"#, "model_ids"),
         ] {
-            let err = read(body)
-                .and_then(|b| workload(&b).map(|_| ()))
-                .expect_err(body);
+            let err = read(body).and_then(|b| workload(&b)).expect_err(body);
             assert_eq!(err.code(), ErrorCode::InvalidArgument, "{body}");
             assert_eq!(err.body()["error"]["parameter"], field, "{body}");
         }

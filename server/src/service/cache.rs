@@ -1,4 +1,4 @@
-//! The in-process response cache of cacheable GETs (issue 8).
+//! The in-process response cache of cacheable GETs.
 //!
 //! A `200` answer of a data endpoint under `/api/v1`, of a feed or of the dump
 //! is kept in memory, keyed by the host, the request path and its query with
@@ -33,7 +33,7 @@ use salvo::prelude::*;
 use serde_json::Value;
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 
-use super::state;
+use super::state::state;
 
 /// The notification channel publish.apply notifies with the new publish id.
 pub const CHANNEL: &str = "pricing_publish";
@@ -521,7 +521,7 @@ fn answer(req: &Request, res: &mut Response, entry: &Entry, hit: bool) {
 
 /// The cache hoop of the cacheable GET routes.
 #[handler]
-pub(super) async fn response_cache(
+pub(crate) async fn response_cache(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,

@@ -115,7 +115,7 @@ impl LocalCluster {
     async fn ensure_database(&self) -> anyhow::Result<()> {
         let mut admin = self.config();
         admin.dbname("postgres");
-        let client = crate::db::connect(&admin).await?;
+        let client = crate::store::db::connect(&admin).await?;
         let exists = client
             .query_opt("select from pg_database where datname = $1", &[&DATABASE])
             .await?

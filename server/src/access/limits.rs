@@ -15,19 +15,25 @@ use salvo::http::header::{HeaderName, HeaderValue, RETRY_AFTER};
 use salvo::prelude::*;
 use time::format_description::well_known::Rfc3339;
 
-use super::params::{KEY_PARAM, excerpt};
-use super::state;
-use crate::access::{Caller, KeyPolicy, credential_from};
-use crate::error::{ApiError, ErrorCode};
-use crate::net::client_ip;
-use crate::quota::{Decision, Refusal};
+use crate::access::net::client_ip;
+use crate::access::quota::{Decision, Refusal};
+use crate::access::{Access, Caller, KEY_PARAM, KeyPolicy, credential_from};
+use crate::error::{ApiError, ErrorCode, excerpt};
 
 const LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
 const REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
 const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
 
+/// The access of the service, injected into the depot for every request
+/// (see `crate::app::service`).
+pub(crate) fn access(depot: &Depot) -> &Access {
+    depot
+        .get_typed::<Access>()
+        .unwrap_or_else(|_| unreachable!("Access is injected for every route"))
+}
+
 /// Whether a request is counted: under `/api/v1`, not health, not OPTIONS.
-pub(super) fn is_counted(method: &Method, path: &str) -> bool {
+pub(crate) fn is_counted(method: &Method, path: &str) -> bool {
     if method == Method::OPTIONS {
         return false;
     }
@@ -40,17 +46,20 @@ pub(super) fn is_counted(method: &Method, path: &str) -> bool {
 }
 
 /// The socket peer's IP address, if the connection has one.
-pub(super) fn peer_addr(req: &Request) -> Option<IpAddr> {
+pub(crate) fn peer_addr(req: &Request) -> Option<IpAddr> {
     req.remote_addr()
         .as_ipv4()
         .map(|a| (*a.ip()).into())
         .or_else(|| req.remote_addr().as_ipv6().map(|a| (*a.ip()).into()))
 }
 
-/// The client address (see [`crate::net::client_ip`]); `0.0.0.0` when the
+/// The client address (see [`crate::access::net::client_ip`]); `0.0.0.0` when the
 /// connection has no IP peer. `INVALID_ARGUMENT` when a trusted proxy's
 /// `X-Forwarded-For` does not name the client by an address.
-pub(super) fn client_addr(req: &Request, trusted: &[crate::net::Cidr]) -> Result<IpAddr, ApiError> {
+pub(crate) fn client_addr(
+    req: &Request,
+    trusted: &[crate::access::net::Cidr],
+) -> Result<IpAddr, ApiError> {
     let Some(peer) = peer_addr(req) else {
         return Ok(Ipv4Addr::UNSPECIFIED.into());
     };
@@ -77,13 +86,13 @@ pub struct McpClient(pub IpAddr);
 /// Before `/mcp`: records the client address where the MCP layer finds it
 /// (the request's extensions travel with it into the MCP service).
 #[handler]
-pub(super) async fn mcp_client(
+pub(crate) async fn mcp_client(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
     ctrl: &mut FlowCtrl,
 ) {
-    match client_addr(req, &state(depot).trusted_proxies) {
+    match client_addr(req, access(depot).trusted_proxies()) {
         Ok(client) => {
             req.extensions_mut().insert(McpClient(client));
         }
@@ -95,7 +104,7 @@ pub(super) async fn mcp_client(
 }
 
 #[handler]
-pub(super) async fn rate_limit(
+pub(crate) async fn rate_limit(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
@@ -104,8 +113,8 @@ pub(super) async fn rate_limit(
     if !is_counted(req.method(), req.uri().path()) {
         return;
     }
-    let state = state(depot);
-    let client = match client_addr(req, &state.trusted_proxies) {
+    let access = access(depot);
+    let client = match client_addr(req, access.trusted_proxies()) {
         Ok(client) => client,
         Err(err) => {
             err.render(res);
@@ -129,8 +138,7 @@ pub(super) async fn rate_limit(
         return;
     }
     let credential = credential_from(req.headers(), req.uri().query());
-    let admission = state
-        .access
+    let admission = access
         .admit(credential.as_deref(), client, KeyPolicy::Strict)
         .await;
     write_headers(res, &admission.decision);

@@ -1,0 +1,229 @@
+//! The per-model report of an estimate: what `POST /api/v1/estimate` answers under `data` and
+//! what the browser calculator shows, built here once for both.
+//!
+//! Each model comes with its own fields (`model_id`, `name`, `channel`, ...) and its `prices`;
+//! its row is those fields plus `tokens_per_month`, `cost_per_month`, `applied_prices` and
+//! `assumptions`, ordered by exact total cost and then by `model_id`. So a row of an answer can
+//! be fed back in unchanged and gives the same decimal strings.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::estimate::{CostEstimate, EstimateError, ModelPrices, estimate, sort_by_total_cost};
+use crate::workload::ResolvedWorkload;
+
+/// One model to estimate: its prices (USD per 1M tokens, as an estimate's answer reports them
+/// under `prices`) and any other fields, which are echoed back untouched.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct ModelInput {
+    /// The estimator's input.
+    pub prices: ModelPrices,
+    /// Everything else the model came with (`model_id`, `name`, `channel`, ...).
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+}
+
+impl ModelInput {
+    /// The model's `model_id` field, or `""` without one.
+    pub fn model_id(&self) -> &str {
+        model_id(&self.fields)
+    }
+
+    /// Estimates `workload` on this model, the model being number `index` of its list.
+    pub fn estimate(
+        &self,
+        index: usize,
+        workload: &ResolvedWorkload,
+    ) -> Result<CostEstimate, UnpriceableModel> {
+        estimate(workload, &self.prices).map_err(|error| UnpriceableModel {
+            index,
+            model_id: self.model_id().to_owned(),
+            error,
+        })
+    }
+}
+
+/// The report of [`estimate_models`]: `data` of an estimate's answer, less the server's own
+/// facts (price rule, publish date, currency).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimates {
+    /// The workload as estimated (its preset note under `notes`).
+    pub assumptions: ResolvedWorkload,
+    /// One row per model, cheapest first, equal totals by `model_id`.
+    pub estimates: Vec<EstimateRow>,
+}
+
+/// A model's own fields, its prices, and its estimate (`tokens_per_month`, `cost_per_month`,
+/// `applied_prices`, `assumptions`) side by side in one object.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EstimateRow {
+    /// The fields the model came with.
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+    /// The prices estimated with.
+    pub prices: ModelPrices,
+    /// The estimate.
+    #[serde(flatten)]
+    pub estimate: CostEstimate,
+}
+
+/// Fields of a row that are computed here, so never echoed from the input (a row of an answer
+/// can be passed back in as it is).
+const COMPUTED: [&str; 4] = [
+    "tokens_per_month",
+    "cost_per_month",
+    "applied_prices",
+    "assumptions",
+];
+
+/// Estimates `workload` on every model: the rows of an estimate's answer.
+pub fn estimate_models(
+    workload: &ResolvedWorkload,
+    models: Vec<ModelInput>,
+) -> Result<Estimates, UnpriceableModel> {
+    let mut rows = Vec::with_capacity(models.len());
+    for (index, mut model) in models.into_iter().enumerate() {
+        let cost = model.estimate(index, workload)?;
+        for key in COMPUTED {
+            model.fields.remove(key);
+        }
+        rows.push(EstimateRow {
+            fields: model.fields,
+            prices: model.prices,
+            estimate: cost,
+        });
+    }
+    sort_by_total_cost(&mut rows, |row| &row.estimate, |row| model_id(&row.fields));
+    Ok(Estimates {
+        assumptions: *workload,
+        estimates: rows,
+    })
+}
+
+fn model_id(fields: &Map<String, Value>) -> &str {
+    fields.get("model_id").and_then(Value::as_str).unwrap_or("")
+}
+
+/// A model the workload cannot be priced on: a negative price, or a cost beyond the decimal
+/// range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnpriceableModel {
+    /// The model's position in the list given.
+    pub index: usize,
+    /// The model's `model_id`.
+    pub model_id: String,
+    /// Why it cannot be priced.
+    pub error: EstimateError,
+}
+
+impl UnpriceableModel {
+    /// The input to blame: `models[i].prices.<price>` for a negative price, else
+    /// `requests_per_month` (the volume that made the cost too large).
+    pub fn field(&self) -> String {
+        match self.error {
+            EstimateError::NegativePrice { field, .. } => {
+                format!("models[{}].prices.{field}", self.index)
+            }
+            EstimateError::CostOverflow => "requests_per_month".to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for UnpriceableModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the workload cannot be priced for {}: {}",
+            self.model_id, self.error
+        )
+    }
+}
+
+impl std::error::Error for UnpriceableModel {}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{Preset, Workload};
+
+    fn models(json: Value) -> Vec<ModelInput> {
+        serde_json::from_value(json).expect("model rows")
+    }
+
+    fn report(workload: Workload, rows: Value) -> Value {
+        let workload = workload.validate().expect("valid workload");
+        let out = estimate_models(&workload, models(rows)).expect("estimates");
+        serde_json::to_value(out).expect("serializes")
+    }
+
+    #[test]
+    fn rows_come_back_cheapest_first_with_their_own_fields() {
+        let out = report(
+            Workload::from_preset(1000, Preset::Chatbot),
+            json!([
+                {"model_id": "b:dear", "name": "Dear", "prices": {"input": "3", "output": "15"}},
+                {"model_id": "a:cheap", "channel": "official", "prices": {"input": 0.15, "output": "0.6"}},
+            ]),
+        );
+        let rows = out["estimates"].as_array().expect("rows");
+        assert_eq!(rows[0]["model_id"], "a:cheap");
+        assert_eq!(rows[0]["channel"], "official");
+        assert_eq!(rows[0]["prices"], json!({"input": "0.15", "output": "0.6"}));
+        // 1.5M input × $0.15 + 0.4M output × $0.60
+        assert_eq!(rows[0]["cost_per_month"]["total"], "0.465000");
+        assert_eq!(rows[1]["name"], "Dear");
+        assert_eq!(rows[1]["cost_per_month"]["total"], "10.500000");
+        assert_eq!(out["assumptions"]["input_tokens_per_request"], 1500);
+        assert_eq!(out["assumptions"]["notes"][0]["code"], "preset_volumes");
+    }
+
+    #[test]
+    fn a_row_passed_back_in_is_recomputed_not_echoed() {
+        let row = json!({
+            "model_id": "a:a",
+            "prices": {"input": "2", "output": "4"},
+            "cost_per_month": {"total": "999"},
+            "assumptions": [{"code": "no_batch_price"}],
+        });
+        let out = report(Workload::from_volumes(1_000_000, 1, 1), json!([row]));
+        assert_eq!(out["estimates"][0]["cost_per_month"]["total"], "6.000000");
+        assert_eq!(out["estimates"][0]["assumptions"], json!([]));
+    }
+
+    #[test]
+    fn equal_totals_are_ordered_by_model_id() {
+        let same = json!({"input": "1", "output": "1"});
+        let out = report(
+            Workload::from_volumes(1, 1, 1),
+            json!([
+                {"model_id": "z:z", "prices": same},
+                {"model_id": "m:m", "prices": same},
+            ]),
+        );
+        assert_eq!(out["estimates"][0]["model_id"], "m:m");
+        assert_eq!(out["estimates"][1]["model_id"], "z:z");
+    }
+
+    #[test]
+    fn a_negative_price_names_the_model_row() {
+        let workload = Workload::from_volumes(1, 1, 1).validate().expect("valid");
+        let err = estimate_models(
+            &workload,
+            models(json!([
+                {"model_id": "ok:ok", "prices": {"input": "1", "output": "1"}},
+                {"model_id": "bad:bad", "prices": {"input": "1", "output": "-2"}},
+            ])),
+        )
+        .expect_err("negative");
+        assert_eq!(err.field(), "models[1].prices.output");
+        assert_eq!(
+            err.to_string(),
+            "the workload cannot be priced for bad:bad: price `output` must be >= 0 USD per 1M \
+             tokens, got -2"
+        );
+    }
+}

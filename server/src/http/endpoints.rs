@@ -1,0 +1,102 @@
+//! The REST endpoints over the service's operations: each GET of the table of
+//! operations parses its query (and `{model_id}`), runs the operation and
+//! answers with the envelope and the caching headers; `POST /api/v1/estimate`
+//! reads its body; `GET /api/v1/openapi.json` serves the document.
+
+use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use salvo::prelude::*;
+
+use super::caching::send_envelope;
+use crate::error::ApiError;
+use crate::service::operations::Operation;
+use crate::service::params::{Query, check_model_id};
+use crate::service::{OPENAPI_JSON, body, estimate, state};
+
+/// The largest body `POST /api/v1/estimate` reads.
+const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// A read operation's GET endpoint.
+pub(super) struct Endpoint(pub(super) &'static Operation);
+
+impl Endpoint {
+    async fn answer(
+        &self,
+        req: &mut Request,
+        depot: &Depot,
+        res: &mut Response,
+    ) -> Result<(), ApiError> {
+        let operation = self.0;
+        let q = Query::parse(req.uri().query(), operation.params)?;
+        let id = if operation.takes_model_id() {
+            let id = req.param::<String>("model_id").unwrap_or_default();
+            check_model_id("model_id", &id)?;
+            Some(id)
+        } else {
+            None
+        };
+        let result = operation.read(state(depot), id.as_deref(), &q).await?;
+        send_envelope(req, res, &q.normalized(), result)
+    }
+}
+
+#[async_trait]
+impl Handler for Endpoint {
+    async fn handle(
+        &self,
+        req: &mut Request,
+        depot: &mut Depot,
+        res: &mut Response,
+        _ctrl: &mut FlowCtrl,
+    ) {
+        if let Err(err) = self.answer(req, depot, res).await {
+            res.render(err);
+        }
+    }
+}
+
+fn is_json(req: &Request) -> bool {
+    // A body without a Content-Type is refused too (spec 4.5: application/json).
+    req.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| {
+            let essence = ct
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            essence == "application/json" || essence.ends_with("+json")
+        })
+}
+
+#[handler]
+pub(super) async fn estimate_cost(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
+    Query::parse(req.uri().query(), &[])?;
+    if !is_json(req) {
+        return Err(ApiError::validation(vec![estimate::item(
+            &[],
+            "content_type",
+            "the body must be JSON, sent with Content-Type: application/json",
+            None,
+        )]));
+    }
+    let bytes = body::read(req, MAX_BODY_BYTES).await?;
+    let envelope = estimate::estimate_envelope(state(depot), estimate::parse_json(&bytes)?).await?;
+    let _ = res.add_header(CACHE_CONTROL, "no-store", true);
+    res.render(Json(envelope));
+    Ok(())
+}
+
+#[handler]
+pub(super) async fn openapi(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
+    Query::parse(req.uri().query(), &[])?;
+    let _ = res.add_header(CONTENT_TYPE, "application/json", true);
+    let _ = res.add_header(CACHE_CONTROL, "public, max-age=3600", true);
+    let _ = res.write_body(OPENAPI_JSON.as_bytes().to_vec());
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! The operations of the service: one `api` function each, the same whether
+//! it is reached over REST (crate::http) or as an MCP tool (crate::mcp). One
+//! table names each operation's tool, path, method and parameters; the router
+//! and the MCP tool list are both built from it.
+
+use serde_json::Value;
+
+use super::params::Query;
+use super::state::AppState;
+use super::{changes, compare, models};
+use crate::error::ApiError;
+
+/// Which operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    ListModels,
+    GetModel,
+    ModelHistory,
+    Compare,
+    EstimateCost,
+    ListChanges,
+}
+
+/// One operation: its MCP tool, its REST endpoint and when to use it.
+#[derive(Debug)]
+pub struct Operation {
+    pub kind: Kind,
+    /// The MCP tool's name.
+    pub tool: &'static str,
+    /// The REST path, as the OpenAPI document spells it.
+    pub path: &'static str,
+    /// The REST method, as the OpenAPI document spells it (lower case).
+    pub method: &'static str,
+    /// The query parameters it takes (a `{model_id}` of the path aside).
+    pub params: &'static [&'static str],
+    /// The MCP tool's description.
+    pub description: &'static str,
+}
+
+/// Every operation.
+pub const OPERATIONS: &[Operation] = &[
+    Operation {
+        kind: Kind::ListModels,
+        tool: "pricing_list_models",
+        path: "/api/v1/models",
+        method: "get",
+        params: models::LIST_PARAMS,
+        description: "Search and filter token-priced AI models with their current prices (USD per 1M tokens, \
+            decimal strings). Use it to find models by name, provider, modality, status, channel, context \
+            window or maximum input price, sorted by price, context or last update. Paginated: pass \
+            pagination.next_cursor back as `cursor` with the same filters. Twin of GET /api/v1/models.",
+    },
+    Operation {
+        kind: Kind::GetModel,
+        tool: "pricing_get_model",
+        path: "/api/v1/models/{model_id}",
+        method: "get",
+        params: models::CARD_PARAMS,
+        description: "The full card of one model: current prices on every channel, context window, lifecycle; \
+            with `include` also deprecation, benchmarks, aliases and a history summary. Accepts canonical ids \
+            (openai:gpt-4o), provider API ids and renamed slugs; an unknown id returns suggestions. Use it once \
+            you know which model you mean. Twin of GET /api/v1/models/{model_id}.",
+    },
+    Operation {
+        kind: Kind::ModelHistory,
+        tool: "pricing_price_history",
+        path: "/api/v1/models/{model_id}/history",
+        method: "get",
+        params: models::HISTORY_PARAMS,
+        description: "Price changes of one model over a window of at most 365 days, oldest first, or a daily \
+            series of the price in effect each day (granularity=daily). Use it to see how and when a model's \
+            price moved. Twin of GET /api/v1/models/{model_id}/history.",
+    },
+    Operation {
+        kind: Kind::Compare,
+        tool: "pricing_compare",
+        path: "/api/v1/compare",
+        method: "get",
+        params: compare::PARAMS,
+        description: "Compare 2 to 5 models side by side: input, output and blended prices, context window, \
+            benchmark score and price per benchmark point. Use it when choosing between known models. Twin of \
+            GET /api/v1/compare.",
+    },
+    Operation {
+        kind: Kind::EstimateCost,
+        tool: "pricing_estimate_cost",
+        path: "/api/v1/estimate",
+        method: "post",
+        params: &[],
+        description: "Estimate the monthly USD cost of a token workload (requests per month with a task preset \
+            or explicit tokens per request, cache hit rate, batch share) for up to 10 models, or for the 10 \
+            cheapest active text models when model_ids is omitted; rows ordered by total cost, with the \
+            assumptions used. Twin of POST /api/v1/estimate.",
+    },
+    Operation {
+        kind: Kind::ListChanges,
+        tool: "pricing_recent_changes",
+        path: "/api/v1/changes",
+        method: "get",
+        params: changes::PARAMS,
+        description: "The feed of published pricing and lifecycle events (price changes, scheduled changes, \
+            launches, deprecations, retirements, limit changes) with significance scores 0-100, newest first; \
+            filter by window (at most 365 days), type, provider and minimum significance. Use it to learn what \
+            changed recently. Twin of GET /api/v1/changes.",
+    },
+];
+
+impl Operation {
+    /// The operation whose MCP tool is `tool`.
+    pub fn by_tool(tool: &str) -> Option<&'static Operation> {
+        OPERATIONS.iter().find(|op| op.tool == tool)
+    }
+
+    /// Whether its path names a model (`{model_id}`).
+    pub fn takes_model_id(&self) -> bool {
+        self.path.contains("{model_id}")
+    }
+
+    /// Runs a read operation (every one but the estimate, which takes a body:
+    /// [`super::estimate::estimate_envelope`]): its `api` function for
+    /// `model_id` (checked by the caller) and `q`; the result before the envelope.
+    pub async fn read(
+        &self,
+        state: &AppState,
+        model_id: Option<&str>,
+        q: &Query,
+    ) -> Result<Value, ApiError> {
+        let id = model_id.unwrap_or_default();
+        match self.kind {
+            Kind::ListModels => models::list_models(state, q).await,
+            Kind::GetModel => models::get_model(state, id, q).await,
+            Kind::ModelHistory => models::model_history(state, id, q).await,
+            Kind::Compare => compare::compare_models(state, q).await,
+            Kind::ListChanges => changes::list_changes(state, q).await,
+            Kind::EstimateCost => Err(ApiError::internal(
+                "running an operation",
+                &"the estimate takes a body, not a query",
+            )),
+        }
+    }
+}

@@ -1,0 +1,54 @@
+-- Errors, and the served publish every endpoint starts from. Every api
+-- function reports a failure the client caused with
+--   raise exception using errcode = 'PR...', message = <what is wrong>,
+--     detail = <JSON object merged into the error body, e.g. did_you_mean>,
+--     hint = <next_step: what the client can do>;
+-- server/src/error.rs maps the codes to the spec's codes and HTTP statuses:
+--   PRARG INVALID_ARGUMENT (400)   PRCUR INVALID_CURSOR (400)
+--   PRWIN WINDOW_TOO_LARGE (400)   PRMNF MODEL_NOT_FOUND (404)
+--   PRPNF PROVIDER_NOT_FOUND (404) PRNPD NO_PRICE_DATA (404)
+--   PRNOD SERVICE_UNAVAILABLE (503)
+-- Raised by: PRARG here (_raise_invalid) and wherever a value is refused;
+-- PRCUR sql/23_cursors.sql; PRWIN sql/26_events.sql; PRMNF and PRPNF
+-- sql/24_resolution.sql; PRNPD the price endpoints; PRNOD here (_served).
+-- Names start with an underscore: the web role may not call these helpers
+-- (sql/99_grants.sql); the public api functions run them with the owner's
+-- rights.
+
+-- api._served(): the publish being served: id, as_of, and its UTC day (the day
+-- whose prices are "current"). Raises PRNOD (503 SERVICE_UNAVAILABLE) while
+-- nothing has been published.
+create function api._served()
+returns table (id bigint, as_of timestamptz, day date)
+language plpgsql stable security definer
+set search_path = pricing, pg_temp
+as $$
+begin
+    return query
+    select p.id, p.as_of, (p.as_of at time zone 'UTC')::date
+    from pricing.publishes as p
+    order by p.id desc
+    limit 1;
+    if not found then
+        raise exception using
+            errcode = 'PRNOD',
+            message = 'no pricing data has been published yet',
+            hint = 'retry later; the operator publishes data with `pricing publish`';
+    end if;
+end
+$$;
+
+-- api._raise_invalid(parameter, message, allowed): INVALID_ARGUMENT naming the
+-- parameter and the values it allows.
+create function api._raise_invalid(p_parameter text, p_message text, p_allowed text)
+returns void
+language plpgsql
+as $$
+begin
+    raise exception using
+        errcode = 'PRARG',
+        message = format('%s; %s takes %s', p_message, p_parameter, p_allowed),
+        detail = jsonb_build_object('parameter', p_parameter, 'allowed', p_allowed)::text,
+        hint = format('pass %s as %s', p_parameter, p_allowed);
+end
+$$;
