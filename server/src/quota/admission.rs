@@ -14,12 +14,11 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use deadpool_postgres::Pool;
 use tokio::task::JoinSet;
 
 use super::grants::Grant;
 use super::lease::Slot;
-use super::{Decision, Inner, Subject, Waiters, in_time};
+use super::{Decision, Inner, Subject, Waiters, on_connection};
 
 /// A call waits at most this long for the previous one before it is sent anyway.
 pub const BATCH_WAIT: Duration = Duration::from_millis(1);
@@ -170,14 +169,22 @@ impl Inner {
 }
 
 /// Sends queued subjects to the database until none is queued or in flight.
+/// A call goes out at once when none is in flight; otherwise the requests
+/// queued meanwhile wait for it to return, or until it has been out for
+/// [`BATCH_WAIT`]: so a call carries everything that arrived during the one
+/// before, and a slow call delays the next by at most [`BATCH_WAIT`].
 async fn dispatch(inner: Arc<Inner>) {
     let mut calls = JoinSet::new();
+    let mut newest = Instant::now();
     loop {
         while calls.try_join_next().is_some() {}
+        let now = Instant::now();
+        let may_send =
+            calls.is_empty() || (calls.len() < MAX_CALLS_IN_FLIGHT && now >= newest + BATCH_WAIT);
         let entries = {
             let mut queue = inner.lock();
-            let entries = if calls.len() < MAX_CALLS_IN_FLIGHT {
-                queue.assemble(Instant::now())
+            let entries = if may_send {
+                queue.assemble(now)
             } else {
                 Vec::new()
             };
@@ -189,14 +196,21 @@ async fn dispatch(inner: Arc<Inner>) {
         };
         if !entries.is_empty() {
             calls.spawn(call(inner.clone(), entries));
+            newest = now;
         }
         if calls.is_empty() {
             continue;
         }
         if calls.len() < MAX_CALLS_IN_FLIGHT {
+            // Past the bound with nothing queued: look again a bound later
+            // (requests queued while the dispatcher runs do not wake it).
+            let mut due = newest + BATCH_WAIT;
+            if due <= now {
+                due = now + BATCH_WAIT;
+            }
             tokio::select! {
                 _ = calls.join_next() => {}
-                () = tokio::time::sleep(BATCH_WAIT) => {}
+                () = tokio::time::sleep_until(due.into()) => {}
             }
         } else {
             calls.join_next().await;
@@ -215,7 +229,7 @@ async fn call(inner: Arc<Inner>, entries: Vec<Entry>) {
     let requests = u64::try_from(requests).unwrap_or(u64::MAX);
     inner.requests.fetch_add(requests, Ordering::Relaxed);
     inner.calls.fetch_add(1, Ordering::Relaxed);
-    let grants = match in_time(admit_batch(&inner.pool, &entries)).await {
+    let grants = match on_connection(&inner.pool, |client| admit_batch(client, &entries)).await {
         Ok(grants) => Some(grants),
         Err(reason) => {
             inner.failures.fetch_add(requests, Ordering::Relaxed);
@@ -250,8 +264,10 @@ impl Drop for CallGuard {
 }
 
 /// `api.admit_batch()` over `entries`: one grant per entry, in their order.
-async fn admit_batch(pool: &Pool, entries: &[Entry]) -> anyhow::Result<Vec<Grant>> {
-    let client = pool.get().await.context("no database connection")?;
+async fn admit_batch(
+    client: deadpool_postgres::Object,
+    entries: &[Entry],
+) -> anyhow::Result<Vec<Grant>> {
     let statement = client
         .prepare_cached(
             "select ord, granted, quota, used, reset_at, retry_after, refused_by, wait_us, burst
