@@ -179,11 +179,9 @@ async fn dispatch(inner: Arc<Inner>) {
     loop {
         while calls.try_join_next().is_some() {}
         let now = Instant::now();
-        let may_send =
-            calls.is_empty() || (calls.len() < MAX_CALLS_IN_FLIGHT && now >= newest + BATCH_WAIT);
         let entries = {
             let mut queue = inner.lock();
-            let entries = if may_send {
+            let entries = if may_send(calls.len(), newest, now) {
                 queue.assemble(now)
             } else {
                 Vec::new()
@@ -218,18 +216,26 @@ async fn dispatch(inner: Arc<Inner>) {
     }
 }
 
+/// Whether the next call may go out, with `in_flight` calls out and the
+/// newest sent at `newest`: at once when none is out, else once the newest
+/// has been out for [`BATCH_WAIT`] and there is room for one more.
+fn may_send(in_flight: usize, newest: Instant, now: Instant) -> bool {
+    in_flight == 0 || (in_flight < MAX_CALLS_IN_FLIGHT && now >= newest + BATCH_WAIT)
+}
+
 /// One `api.admit_batch()` call for `entries`, settled whatever its outcome.
 async fn call(inner: Arc<Inner>, entries: Vec<Entry>) {
     let sent = Instant::now();
     let mut guard = CallGuard {
         inner: inner.clone(),
-        subjects: entries.iter().map(|e| e.subject.clone()).collect(),
+        entries,
     };
+    let entries = &guard.entries;
     let requests: usize = entries.iter().map(|e| e.waiters.len()).sum();
     let requests = u64::try_from(requests).unwrap_or(u64::MAX);
     inner.requests.fetch_add(requests, Ordering::Relaxed);
     inner.calls.fetch_add(1, Ordering::Relaxed);
-    let grants = match on_connection(&inner.pool, |client| admit_batch(client, &entries)).await {
+    let grants = match on_connection(&inner.pool, |client| admit_batch(client, entries)).await {
         Ok(grants) => Some(grants),
         Err(reason) => {
             inner.failures.fetch_add(requests, Ordering::Relaxed);
@@ -239,26 +245,26 @@ async fn call(inner: Arc<Inner>, entries: Vec<Entry>) {
             None
         }
     };
-    guard.subjects.clear();
+    let entries = std::mem::take(&mut guard.entries);
     inner.settle(entries, grants, sent);
 }
 
-/// Forgets the subjects of a call whose task ends early (a panic), so that
-/// their next requests start anew; the call's own requests fail open, their
-/// channels being dropped.
+/// Holds a call's entries until it is settled. When its task ends early (a
+/// panic), forgets their subjects, so that their next requests start anew;
+/// the call's own requests fail open, their channels being dropped.
 struct CallGuard {
     inner: Arc<Inner>,
-    subjects: Vec<Subject>,
+    entries: Vec<Entry>,
 }
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        if self.subjects.is_empty() {
+        if self.entries.is_empty() {
             return;
         }
         let mut queue = self.inner.lock();
-        for subject in &self.subjects {
-            queue.slots.remove(subject);
+        for entry in &self.entries {
+            queue.slots.remove(&entry.subject);
         }
     }
 }
@@ -354,6 +360,15 @@ mod tests {
         assert!(queue.ready.is_empty());
         assert!(queue.assemble(now).is_empty());
         assert_eq!(queue.slots[&a].waiters.len(), 1);
+    }
+
+    #[test]
+    fn the_next_call_waits_for_the_one_in_flight_or_the_bound() {
+        let sent = Instant::now();
+        assert!(may_send(0, sent, sent), "nothing in flight: at once");
+        assert!(!may_send(1, sent, sent + BATCH_WAIT / 2));
+        assert!(may_send(1, sent, sent + BATCH_WAIT));
+        assert!(!may_send(MAX_CALLS_IN_FLIGHT, sent, sent + BATCH_WAIT * 10));
     }
 
     #[test]

@@ -49,7 +49,7 @@ mod upkeep;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use deadpool_postgres::Pool;
@@ -98,9 +98,11 @@ impl Subject {
                 }
             },
         };
+        // Shared: a new one per request would cost an allocation each.
+        static ANONYMOUS: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("anonymous"));
         Self {
             id,
-            plan: Arc::from("anonymous"),
+            plan: ANONYMOUS.clone(),
         }
     }
 
