@@ -10,7 +10,8 @@
 //! - [`admission`]: requests waiting for admission, of any number of
 //!   subjects, go to the database together, one `api.admit_batch()` call with
 //!   one entry per subject (its waiting requests as the cost), sent when the
-//!   previous call returns or after [`BATCH_WAIT`], whichever is first. Many
+//!   previous call returns or is late (at the earliest after [`BATCH_WAIT`]),
+//!   whichever is first. Many
 //!   anonymous clients sending a few requests each therefore share calls.
 //! - [`grants`]: what the database answered, turned into one decision per
 //!   request, and units given back.
