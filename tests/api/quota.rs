@@ -29,6 +29,22 @@ pub(crate) async fn set_plan(db: &TestDb, plan: &str, quota: Option<i32>, burst:
         .expect("set plan");
 }
 
+/// Gives `plan` a quota window that cannot end while a test runs: windows
+/// are aligned to the Unix epoch, and this one runs from it to 2038-01-19.
+/// A test that counts a quota exactly would otherwise see a second window
+/// (and a fresh quota) whenever it runs across the top of an hour (or
+/// midnight UTC, for a day's window).
+pub(crate) async fn set_window_past_the_test(db: &TestDb, plan: &str) {
+    db.client()
+        .await
+        .execute(
+            "update pricing.plans set window_seconds = 2147483647 where name = $1",
+            &[&plan],
+        )
+        .await
+        .expect("set window");
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Limits {
     limit: u32,
@@ -806,15 +822,58 @@ async fn admit_batch_answers_each_entry_by_its_position_and_refuses_unequal_arra
         .map(|r| (r.get(0), r.get(1), r.get(2)))
         .collect();
     assert_eq!(answers, [(1, 2, 2), (2, 3, 3)], "the quota of 3 binds each");
-    let err = tx
+    // A window full, a fresh one, a window with room for one, in one call.
+    let rows = tx
         .query(
             batch,
-            &[&vec!["ip:192.0.2.3"], &Vec::<&str>::new(), &vec![1_i32]],
+            &[
+                &vec!["ip:192.0.2.1", "ip:192.0.2.3", "ip:192.0.2.2"],
+                &vec!["anonymous", "anonymous", "anonymous"],
+                &vec![1_i32, 1, 1],
+            ],
         )
         .await
-        .expect_err("unequal arrays");
-    assert_eq!(
-        err.code(),
-        Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE)
-    );
+        .expect("admit_batch");
+    let answers: Vec<(i32, i32, i32)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(answers, [(1, 0, 3), (2, 1, 1), (3, 1, 3)]);
+    tx.execute("savepoint refusals", &[])
+        .await
+        .expect("savepoint");
+    for (subjects, plans, costs, what) in [
+        (vec!["ip:192.0.2.3"], vec![], vec![1_i32], "unequal arrays"),
+        (
+            vec!["ip:192.0.2.4", "ip:192.0.2.4"],
+            vec!["anonymous", "anonymous"],
+            vec![1, 1],
+            "a subject twice",
+        ),
+        (
+            vec!["ip:192.0.2.4"],
+            vec!["anonymous"],
+            vec![0],
+            "a cost of 0",
+        ),
+        (
+            vec!["ip:192.0.2.4"],
+            vec!["no-such-plan"],
+            vec![1],
+            "no plan",
+        ),
+    ] {
+        let err = tx
+            .query(batch, &[&subjects, &plans, &costs])
+            .await
+            .expect_err(what);
+        assert_eq!(
+            err.code(),
+            Some(&tokio_postgres::error::SqlState::INVALID_PARAMETER_VALUE),
+            "{what}"
+        );
+        tx.execute("rollback to savepoint refusals", &[])
+            .await
+            .expect("rollback to savepoint");
+    }
 }

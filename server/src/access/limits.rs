@@ -46,7 +46,7 @@ pub(crate) fn is_counted(method: &Method, path: &str) -> bool {
 }
 
 /// The socket peer's IP address, if the connection has one.
-pub(crate) fn peer_addr(req: &Request) -> Option<IpAddr> {
+fn peer_addr(req: &Request) -> Option<IpAddr> {
     req.remote_addr()
         .as_ipv4()
         .map(|a| (*a.ip()).into())
@@ -56,7 +56,7 @@ pub(crate) fn peer_addr(req: &Request) -> Option<IpAddr> {
 /// The client address (see [`crate::access::net::client_ip`]); `0.0.0.0` when the
 /// connection has no IP peer. `INVALID_ARGUMENT` when a trusted proxy's
 /// `X-Forwarded-For` does not name the client by an address.
-pub(crate) fn client_addr(
+fn client_addr(
     req: &Request,
     trusted: &[crate::access::net::Cidr],
 ) -> Result<IpAddr, ApiError> {
@@ -79,6 +79,24 @@ pub(crate) fn client_addr(
     })
 }
 
+/// The client address a hoop worked out for this request, kept in the depot
+/// so that the access log does not work it out again.
+#[derive(Debug, Clone, Copy)]
+struct Client(IpAddr);
+
+/// The client address to log: the one the rate limit (or the MCP hoop) found,
+/// else found now; a request refused for its X-Forwarded-For is logged with
+/// its peer.
+pub(crate) fn logged_client(req: &Request, depot: &Depot) -> IpAddr {
+    if let Ok(Client(client)) = depot.get_typed::<Client>() {
+        return *client;
+    }
+    client_addr(req, access(depot).trusted_proxies())
+        .ok()
+        .or_else(|| peer_addr(req))
+        .unwrap_or(Ipv4Addr::UNSPECIFIED.into())
+}
+
 /// The client address of an MCP request, for its tool calls' accounting.
 #[derive(Debug, Clone, Copy)]
 pub struct McpClient(pub IpAddr);
@@ -95,6 +113,7 @@ pub(crate) async fn mcp_client(
     match client_addr(req, access(depot).trusted_proxies()) {
         Ok(client) => {
             req.extensions_mut().insert(McpClient(client));
+            depot.insert_typed(Client(client));
         }
         Err(err) => {
             err.render(res);
@@ -161,6 +180,7 @@ pub(crate) async fn rate_limit(
         ctrl.skip_rest();
     }
     depot.insert_typed(caller);
+    depot.insert_typed(Client(client));
 }
 
 fn write_headers(res: &mut Response, decision: &Decision) {

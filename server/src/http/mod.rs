@@ -82,11 +82,7 @@ pub(crate) async fn access_log(
     if !tracing::enabled!(tracing::Level::INFO) {
         return;
     }
-    // A request refused for its X-Forwarded-For is logged with its peer.
-    let client = limits::client_addr(req, limits::access(depot).trusted_proxies())
-        .ok()
-        .or_else(|| limits::peer_addr(req))
-        .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into());
+    let client = limits::logged_client(req, depot);
     let caller = depot.get_typed::<Caller>().ok().map(Caller::log_name);
     let query = redact_query(req.uri().query().unwrap_or(""));
     tracing::info!(

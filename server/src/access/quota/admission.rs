@@ -3,8 +3,9 @@
 //! once. One dispatcher task per accountant sends the queued subjects to the
 //! database together, as one `api.admit_batch()` call with one entry per
 //! subject (cost: its waiting requests plus the lease it wants), when the
-//! previous call returns or after [`BATCH_WAIT`], whichever is first, with at
-//! most [`MAX_CALLS_IN_FLIGHT`] calls running. A subject has at most one call
+//! previous call returns or when it is late (out for twice the recent calls'
+//! time, at least [`BATCH_WAIT`]), whichever is first, with at most
+//! [`MAX_CALLS_IN_FLIGHT`] calls running. A subject has at most one call
 //! in flight, so its requests are granted in arrival order. The dispatcher
 //! stops when nothing is queued or in flight, and the next request starts it.
 
@@ -14,14 +15,14 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use deadpool_postgres::Pool;
 use tokio::task::JoinSet;
 
 use super::grants::Grant;
 use super::lease::Slot;
-use super::{Decision, Inner, Subject, Waiters, in_time};
+use super::{Decision, Inner, Subject, Waiters, on_connection};
 
-/// A call waits at most this long for the previous one before it is sent anyway.
+/// A call in flight is late, and the next is sent beside it, after twice the
+/// recent calls' time but never before this long.
 pub const BATCH_WAIT: Duration = Duration::from_millis(1);
 /// The most calls of one accountant running at once: the accounting shares
 /// its pool with key resolution and the health probe, which must find a
@@ -170,14 +171,24 @@ impl Inner {
 }
 
 /// Sends queued subjects to the database until none is queued or in flight.
+/// A call goes out at once when none is in flight; otherwise the requests
+/// queued meanwhile wait for it to return, so that a call carries everything
+/// that arrived during the one before. Only a call that is late (out for
+/// [`late_after`] the recent calls' time) gets a second call beside it.
 async fn dispatch(inner: Arc<Inner>) {
     let mut calls = JoinSet::new();
+    let mut newest = Instant::now();
+    let mut typical = BATCH_WAIT / 2;
     loop {
-        while calls.try_join_next().is_some() {}
+        while let Some(took) = calls.try_join_next() {
+            typical = recent(typical, Some(took));
+        }
+        let now = Instant::now();
+        let bound = late_after(typical);
         let entries = {
             let mut queue = inner.lock();
-            let entries = if calls.len() < MAX_CALLS_IN_FLIGHT {
-                queue.assemble(Instant::now())
+            let entries = if may_send(calls.len(), newest, now, bound) {
+                queue.assemble(now)
             } else {
                 Vec::new()
             };
@@ -189,33 +200,64 @@ async fn dispatch(inner: Arc<Inner>) {
         };
         if !entries.is_empty() {
             calls.spawn(call(inner.clone(), entries));
+            newest = now;
         }
         if calls.is_empty() {
             continue;
         }
         if calls.len() < MAX_CALLS_IN_FLIGHT {
+            // Past the bound with nothing queued: look again a bound later
+            // (requests queued while the dispatcher runs do not wake it).
+            let mut due = newest + bound;
+            if due <= now {
+                due = now + BATCH_WAIT;
+            }
             tokio::select! {
-                _ = calls.join_next() => {}
-                () = tokio::time::sleep(BATCH_WAIT) => {}
+                took = calls.join_next() => typical = recent(typical, took),
+                () = tokio::time::sleep_until(due.into()) => {}
             }
         } else {
-            calls.join_next().await;
+            let took = calls.join_next().await;
+            typical = recent(typical, took);
         }
     }
 }
 
+/// The recent calls' time: a moving average of their durations (a call
+/// whose task failed leaves it as it is).
+fn recent(typical: Duration, took: Option<Result<Duration, tokio::task::JoinError>>) -> Duration {
+    match took {
+        Some(Ok(took)) => (typical * 7 + took) / 8,
+        _ => typical,
+    }
+}
+
+/// When a call in flight counts as late: out for twice the recent calls'
+/// time, and at least [`BATCH_WAIT`].
+fn late_after(typical: Duration) -> Duration {
+    (typical * 2).max(BATCH_WAIT)
+}
+
+/// Whether the next call may go out, with `in_flight` calls out and the
+/// newest sent at `newest`: at once when none is out, else once the newest
+/// has been out for `bound` and there is room for one more.
+fn may_send(in_flight: usize, newest: Instant, now: Instant, bound: Duration) -> bool {
+    in_flight == 0 || (in_flight < MAX_CALLS_IN_FLIGHT && now >= newest + bound)
+}
+
 /// One `api.admit_batch()` call for `entries`, settled whatever its outcome.
-async fn call(inner: Arc<Inner>, entries: Vec<Entry>) {
+async fn call(inner: Arc<Inner>, entries: Vec<Entry>) -> Duration {
     let sent = Instant::now();
     let mut guard = CallGuard {
         inner: inner.clone(),
-        subjects: entries.iter().map(|e| e.subject.clone()).collect(),
+        entries,
     };
+    let entries = &guard.entries;
     let requests: usize = entries.iter().map(|e| e.waiters.len()).sum();
     let requests = u64::try_from(requests).unwrap_or(u64::MAX);
     inner.requests.fetch_add(requests, Ordering::Relaxed);
     inner.calls.fetch_add(1, Ordering::Relaxed);
-    let grants = match in_time(admit_batch(&inner.pool, &entries)).await {
+    let grants = match on_connection(&inner.pool, |client| admit_batch(client, entries)).await {
         Ok(grants) => Some(grants),
         Err(reason) => {
             inner.failures.fetch_add(requests, Ordering::Relaxed);
@@ -225,33 +267,37 @@ async fn call(inner: Arc<Inner>, entries: Vec<Entry>) {
             None
         }
     };
-    guard.subjects.clear();
+    let took = sent.elapsed();
+    let entries = std::mem::take(&mut guard.entries);
     inner.settle(entries, grants, sent);
+    took
 }
 
-/// Forgets the subjects of a call whose task ends early (a panic), so that
-/// their next requests start anew; the call's own requests fail open, their
-/// channels being dropped.
+/// Holds a call's entries until it is settled. When its task ends early (a
+/// panic), forgets their subjects, so that their next requests start anew;
+/// the call's own requests fail open, their channels being dropped.
 struct CallGuard {
     inner: Arc<Inner>,
-    subjects: Vec<Subject>,
+    entries: Vec<Entry>,
 }
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        if self.subjects.is_empty() {
+        if self.entries.is_empty() {
             return;
         }
         let mut queue = self.inner.lock();
-        for subject in &self.subjects {
-            queue.slots.remove(subject);
+        for entry in &self.entries {
+            queue.slots.remove(&entry.subject);
         }
     }
 }
 
 /// `api.admit_batch()` over `entries`: one grant per entry, in their order.
-async fn admit_batch(pool: &Pool, entries: &[Entry]) -> anyhow::Result<Vec<Grant>> {
-    let client = pool.get().await.context("no database connection")?;
+async fn admit_batch(
+    client: deadpool_postgres::Object,
+    entries: &[Entry],
+) -> anyhow::Result<Vec<Grant>> {
     let statement = client
         .prepare_cached(
             "select ord, granted, quota, used, reset_at, retry_after, refused_by, wait_us, burst
@@ -338,6 +384,23 @@ mod tests {
         assert!(queue.ready.is_empty());
         assert!(queue.assemble(now).is_empty());
         assert_eq!(queue.slots[&a].waiters.len(), 1);
+    }
+
+    #[test]
+    fn the_next_call_waits_for_the_one_in_flight_unless_it_is_late() {
+        let sent = Instant::now();
+        let ms = Duration::from_millis;
+        // Calls of 3 ms: one is late after 6 ms; quick calls, after 1 ms.
+        let bound = late_after(ms(3));
+        assert_eq!(bound, ms(6));
+        assert_eq!(late_after(ms(0)), BATCH_WAIT);
+        assert!(may_send(0, sent, sent, bound), "nothing in flight: at once");
+        assert!(!may_send(1, sent, sent + ms(5), bound));
+        assert!(may_send(1, sent, sent + ms(6), bound));
+        assert!(!may_send(MAX_CALLS_IN_FLIGHT, sent, sent + ms(60), bound));
+        // The recent time follows the calls, an eighth at a time.
+        assert_eq!(recent(ms(8), Some(Ok(ms(16)))), ms(9));
+        assert_eq!(recent(ms(8), None), ms(8));
     }
 
     #[test]

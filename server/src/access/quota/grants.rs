@@ -2,7 +2,6 @@
 //! per request; and units given back to the database (`api.release()`).
 
 use anyhow::Context as _;
-use deadpool_postgres::Pool;
 
 use super::{Decision, Refusal, Subject, Window};
 
@@ -81,9 +80,8 @@ pub(super) struct Release {
 }
 
 impl Release {
-    /// Gives the units back with `api.release()`.
-    pub(super) async fn call(&self, pool: &Pool) -> anyhow::Result<()> {
-        let client = pool.get().await.context("no database connection")?;
+    /// Gives the units back with `api.release()` on `client`.
+    pub(super) async fn call(&self, client: deadpool_postgres::Object) -> anyhow::Result<()> {
         let statement = client
             .prepare_cached("select api.release($1, $2, $3, $4)")
             .await?;

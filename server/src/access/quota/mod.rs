@@ -10,7 +10,8 @@
 //! - [`admission`]: requests waiting for admission, of any number of
 //!   subjects, go to the database together, one `api.admit_batch()` call with
 //!   one entry per subject (its waiting requests as the cost), sent when the
-//!   previous call returns or after [`BATCH_WAIT`], whichever is first. Many
+//!   previous call returns or is late (at the earliest after [`BATCH_WAIT`]),
+//!   whichever is first. Many
 //!   anonymous clients sending a few requests each therefore share calls.
 //! - [`grants`]: what the database answered, turned into one decision per
 //!   request, and units given back.
@@ -32,9 +33,13 @@
 //! - [`upkeep`]: expired leases given back, idle subjects forgotten, the
 //!   database's counters swept.
 //!
-//! Accounting fails open: when the database cannot be asked within
-//! [`ACCOUNTING_TIMEOUT`], the request goes ahead uncounted (and without
-//! rate-limit headers). Endpoints that need the database answer 503 anyway.
+//! Accounting fails open only when the database is unreachable: when no
+//! connection comes within [`ACCOUNTING_TIMEOUT`], or the connection fails or
+//! stops answering for [`ANSWER_TIMEOUT`], the request goes ahead uncounted
+//! (and without rate-limit headers). A call sent on a live connection is
+//! waited for, however loaded the database: a slow database slows admission
+//! and never waives it, so no process admits past a quota while the database
+//! answers. Endpoints that need the database answer 503 anyway.
 
 mod admission;
 mod grants;
@@ -45,7 +50,7 @@ mod upkeep;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use deadpool_postgres::Pool;
@@ -59,8 +64,14 @@ use admission::Queue;
 use grants::Release;
 use refusals::Blocked;
 
-/// How long a request waits for its accounting before it is let through uncounted.
+/// How long a call of the accounting waits for a database connection before
+/// its requests are let through uncounted (the database is unreachable).
 pub const ACCOUNTING_TIMEOUT: Duration = Duration::from_millis(1500);
+/// How long a call sent on a connection is waited for: beyond the control
+/// pool's statement timeout (server/src/db.rs), so that the database's own
+/// bound ends a slow statement, and only a connection that stopped answering
+/// altogether is given up on here.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(6);
 /// A subject whose quota is used up is refused without asking the database
 /// until its window ends, but asked again after this long in case its plan's
 /// quota was raised meanwhile.
@@ -88,9 +99,11 @@ impl Subject {
                 }
             },
         };
+        // Shared: a new one per request would cost an allocation each.
+        static ANONYMOUS: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("anonymous"));
         Self {
             id,
-            plan: Arc::from("anonymous"),
+            plan: ANONYMOUS.clone(),
         }
     }
 
@@ -319,15 +332,29 @@ impl Inner {
     }
 }
 
-/// A database call of the accounting, given [`ACCOUNTING_TIMEOUT`]; the
-/// reason for the log when it fails or does not answer in time.
-async fn in_time<T>(
-    call: impl std::future::Future<Output = anyhow::Result<T>>,
-) -> Result<T, String> {
-    match tokio::time::timeout(ACCOUNTING_TIMEOUT, call).await {
+/// One statement of the accounting on a control connection: the connection
+/// within [`ACCOUNTING_TIMEOUT`], then the answer within [`ANSWER_TIMEOUT`].
+/// The reason for the log when either fails.
+async fn on_connection<T, F>(
+    pool: &Pool,
+    work: impl FnOnce(deadpool_postgres::Object) -> F,
+) -> Result<T, String>
+where
+    F: std::future::Future<Output = anyhow::Result<T>>,
+{
+    let client = match tokio::time::timeout(ACCOUNTING_TIMEOUT, pool.get()).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(err)) => return Err(format!("no database connection: {err}")),
+        Err(_) => {
+            return Err(format!(
+                "no database connection within {ACCOUNTING_TIMEOUT:?}"
+            ));
+        }
+    };
+    match tokio::time::timeout(ANSWER_TIMEOUT, work(client)).await {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(err)) => Err(format!("{err:#}")),
-        Err(_) => Err(format!("no answer within {ACCOUNTING_TIMEOUT:?}")),
+        Err(_) => Err(format!("no answer within {ANSWER_TIMEOUT:?}")),
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use super::lease::LEASE_TTL;
-use super::{Accountant, Inner, in_time};
+use super::{Accountant, Inner, on_connection};
 
 /// How often a server deletes ended windows and full buckets.
 pub const SWEEP_EVERY: Duration = Duration::from_secs(300);
@@ -100,7 +100,7 @@ impl Inner {
     async fn give_back(&self) {
         let queued = std::mem::take(&mut *self.releases());
         for release in queued {
-            match in_time(release.call(&self.pool)).await {
+            match on_connection(&self.pool, |client| release.call(client)).await {
                 Ok(()) => {
                     self.released
                         .fetch_add(u64::from(release.units), Ordering::Relaxed);
