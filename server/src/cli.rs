@@ -1,4 +1,4 @@
-//! The `pricing` command line (design.md section 3).
+//! The `pricing` command line (README.md, "Command line").
 
 use std::path::PathBuf;
 use std::time::Duration;
