@@ -232,7 +232,7 @@ impl ApiError {
         )
     }
 
-    /// The 503 for a call that ran past its statement budget (reads.rs).
+    /// The 503 for a call that ran past its statement budget (store/reads.rs).
     pub fn over_budget(budget_ms: u32) -> Self {
         Self::new(
             ErrorCode::ServiceUnavailable,

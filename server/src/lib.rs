@@ -1,8 +1,11 @@
 //! The Model Pricing Service: a read-only JSON API over published pricing data.
 //!
 //! The database does the heavy lifting (schema `api`, see `sql/`); this crate is
-//! the thin layer around it: configuration, the embedded PostgreSQL cluster,
-//! migrations, and the HTTP server.
+//! the thin layer around it. A request goes through `app` (the one service) to
+//! a transport, `http` (REST) or `mcp`, which runs an operation of `service`,
+//! which calls one `api` function through `store`; `access` decides who is
+//! calling and whether they may. A snapshot goes through `publish` into the
+//! database. `cli` is the command on top.
 
 pub mod access;
 pub mod app;

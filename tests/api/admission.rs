@@ -1,4 +1,4 @@
-//! Admission in batches across subjects (server/src/quota/admission.rs): many
+//! Admission in batches across subjects (server/src/access/quota/admission.rs): many
 //! anonymous clients sharing calls, exact across server processes; and the
 //! control pool that keeps accounting and health apart from data reads.
 

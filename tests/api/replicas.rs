@@ -1,4 +1,4 @@
-//! Read replicas (server/src/reads.rs): a primary and a real streaming
+//! Read replicas (server/src/store/reads.rs): a primary and a real streaming
 //! standby, both from the local image, and two servers reading from the
 //! standby.
 

@@ -8,7 +8,7 @@ use salvo::prelude::*;
 
 use super::caching::send_envelope;
 use crate::error::ApiError;
-use crate::service::operations::Operation;
+use crate::service::operations::{Operation, Read};
 use crate::service::params::{Query, check_model_id};
 use crate::service::{OPENAPI_JSON, body, estimate, state};
 
@@ -16,7 +16,10 @@ use crate::service::{OPENAPI_JSON, body, estimate, state};
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// A read operation's GET endpoint.
-pub(super) struct Endpoint(pub(super) &'static Operation);
+pub(super) struct Endpoint {
+    pub(super) operation: &'static Operation,
+    pub(super) read: Read,
+}
 
 impl Endpoint {
     async fn answer(
@@ -25,7 +28,7 @@ impl Endpoint {
         depot: &Depot,
         res: &mut Response,
     ) -> Result<(), ApiError> {
-        let operation = self.0;
+        let operation = self.operation;
         let q = Query::parse(req.uri().query(), operation.params)?;
         let id = if operation.takes_model_id() {
             let id = req.param::<String>("model_id").unwrap_or_default();
@@ -34,7 +37,7 @@ impl Endpoint {
         } else {
             None
         };
-        let result = operation.read(state(depot), id.as_deref(), &q).await?;
+        let result = self.read.run(state(depot), id.as_deref(), &q).await?;
         send_envelope(req, res, &q.normalized(), result)
     }
 }

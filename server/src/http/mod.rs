@@ -23,7 +23,7 @@ use self::endpoints::Endpoint;
 use crate::access::{Caller, limits};
 use crate::error::{ApiError, ErrorCode};
 use crate::service::cache;
-use crate::service::operations::OPERATIONS;
+use crate::service::operations::{Kind, OPERATIONS};
 
 /// The REST routes (and the browser pages): the GET of every read operation
 /// of the service, the estimate, health, the OpenAPI document, the public
@@ -31,9 +31,14 @@ use crate::service::operations::OPERATIONS;
 pub fn router(demo_dir: &Path) -> Router {
     // The data endpoints answer from the response cache when they can.
     let mut data = Router::new().hoop(cache::response_cache);
-    for operation in OPERATIONS.iter().filter(|op| op.method == "get") {
-        let path = operation.path.trim_start_matches("/api/v1/");
-        data = data.push(Router::with_path(path).push(read(Endpoint(operation))));
+    for operation in OPERATIONS {
+        if let Kind::Read(op) = operation.kind {
+            let path = operation.path.trim_start_matches("/api/v1/");
+            data = data.push(Router::with_path(path).push(read(Endpoint {
+                operation,
+                read: op,
+            })));
+        }
     }
     Router::new()
         .push(Router::with_path("healthz").push(read(health::healthz)))

@@ -29,7 +29,7 @@ use serde_json::{Map, Value, json};
 use crate::access::limits::{McpClient, mcp_client, rate_limited};
 use crate::access::quota::Decision;
 use crate::error::{ApiError, ErrorCode, shorten};
-use crate::service::operations::{OPERATIONS, Operation};
+use crate::service::operations::{Kind, OPERATIONS, Operation, Read};
 use crate::service::params::{Query, check_model_id};
 use crate::service::respond::envelope;
 use crate::service::{AppState, OPENAPI_JSON, body, estimate};
@@ -219,24 +219,37 @@ impl PricingMcp {
     /// when this publish already answered the same arguments.
     pub async fn run(&self, tool: &str, args: Value) -> Result<Value, ApiError> {
         catalog()?.validate(tool, &args)?;
-        if tool == "pricing_estimate_cost" {
-            return estimate::estimate_envelope(&self.state, args).await;
-        }
-        self.state
-            .cache()
-            .value(tool, &args, self.read(tool, &args))
-            .await
-    }
-
-    /// The read-only tools: the REST endpoints' own code, in the envelope.
-    async fn read(&self, tool: &str, args: &Value) -> Result<Value, ApiError> {
-        let Some(operation) = Operation::by_tool(tool) else {
-            return Err(ApiError::new(
+        match Operation::by_tool(tool) {
+            Some(Operation {
+                kind: Kind::EstimateCost,
+                ..
+            }) => estimate::estimate_envelope(&self.state, args).await,
+            Some(
+                operation @ Operation {
+                    kind: Kind::Read(read),
+                    ..
+                },
+            ) => {
+                self.state
+                    .cache()
+                    .value(tool, &args, self.read(operation, *read, &args))
+                    .await
+            }
+            None => Err(ApiError::new(
                 ErrorCode::NotFound,
                 format!("no tool named {tool}"),
                 "call tools/list for the tools this server has",
-            ));
-        };
+            )),
+        }
+    }
+
+    /// A read-only tool: the REST endpoint's own code, in the envelope.
+    async fn read(
+        &self,
+        operation: &Operation,
+        read: Read,
+        args: &Value,
+    ) -> Result<Value, ApiError> {
         let mut rest = args.as_object().cloned().unwrap_or_default();
         let id = if operation.takes_model_id() {
             let id = match rest.remove("model_id") {
@@ -249,7 +262,7 @@ impl PricingMcp {
             None
         };
         let q = Query::from_json(&rest, operation.params)?;
-        let result = operation.read(&self.state, id.as_deref(), &q).await?;
+        let result = read.run(&self.state, id.as_deref(), &q).await?;
         Ok(envelope(result).body)
     }
 }
@@ -358,7 +371,7 @@ fn check_message(body: &[u8]) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Before `/mcp`: reads a posted body within bounds (http/body.rs) and
+/// Before `/mcp`: reads a posted body within bounds (service/body.rs) and
 /// answers what is not one valid JSON-RPC 2.0 message with the JSON-RPC
 /// error for it; the MCP layer gets the rest, body restored.
 #[handler]

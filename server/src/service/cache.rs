@@ -1,4 +1,4 @@
-//! The in-process response cache of cacheable GETs.
+//! The in-process response cache of cacheable GETs (docs/api.md, "Caching").
 //!
 //! A `200` answer of a data endpoint under `/api/v1`, of a feed or of the dump
 //! is kept in memory, keyed by the host, the request path and its query with

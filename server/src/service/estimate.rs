@@ -301,9 +301,10 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
     checked.resolve().map_err(|e| invalid_workload(&e))
 }
 
-/// The whole of `POST /api/v1/estimate` after the HTTP checks: the body read
-/// (422) and validated (400), the prices from `api.estimate_prices`, the
-/// estimates from the estimator crate, and the envelope.
+/// The estimate for a body already parsed as JSON (the REST body, through
+/// [`parse_json`], or the MCP tool's arguments): its fields read (422) and
+/// validated (400), the prices from `api.estimate_prices`, the estimates from
+/// the estimator crate, and the envelope.
 pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, ApiError> {
     let body = read_body(body)?;
     let resolved = workload(&body)?;

@@ -10,14 +10,21 @@ use super::state::AppState;
 use super::{changes, compare, models};
 use crate::error::ApiError;
 
-/// Which operation.
+/// What an operation takes: a query (a GET), or the estimate's body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    Read(Read),
+    EstimateCost,
+}
+
+/// The operations that read with a query (and a `{model_id}` where the path
+/// has one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
     ListModels,
     GetModel,
     ModelHistory,
     Compare,
-    EstimateCost,
     ListChanges,
 }
 
@@ -40,7 +47,7 @@ pub struct Operation {
 /// Every operation.
 pub const OPERATIONS: &[Operation] = &[
     Operation {
-        kind: Kind::ListModels,
+        kind: Kind::Read(Read::ListModels),
         tool: "pricing_list_models",
         path: "/api/v1/models",
         method: "get",
@@ -51,7 +58,7 @@ pub const OPERATIONS: &[Operation] = &[
             pagination.next_cursor back as `cursor` with the same filters. Twin of GET /api/v1/models.",
     },
     Operation {
-        kind: Kind::GetModel,
+        kind: Kind::Read(Read::GetModel),
         tool: "pricing_get_model",
         path: "/api/v1/models/{model_id}",
         method: "get",
@@ -62,7 +69,7 @@ pub const OPERATIONS: &[Operation] = &[
             you know which model you mean. Twin of GET /api/v1/models/{model_id}.",
     },
     Operation {
-        kind: Kind::ModelHistory,
+        kind: Kind::Read(Read::ModelHistory),
         tool: "pricing_price_history",
         path: "/api/v1/models/{model_id}/history",
         method: "get",
@@ -72,7 +79,7 @@ pub const OPERATIONS: &[Operation] = &[
             price moved. Twin of GET /api/v1/models/{model_id}/history.",
     },
     Operation {
-        kind: Kind::Compare,
+        kind: Kind::Read(Read::Compare),
         tool: "pricing_compare",
         path: "/api/v1/compare",
         method: "get",
@@ -93,7 +100,7 @@ pub const OPERATIONS: &[Operation] = &[
             assumptions used. Twin of POST /api/v1/estimate.",
     },
     Operation {
-        kind: Kind::ListChanges,
+        kind: Kind::Read(Read::ListChanges),
         tool: "pricing_recent_changes",
         path: "/api/v1/changes",
         method: "get",
@@ -115,27 +122,24 @@ impl Operation {
     pub fn takes_model_id(&self) -> bool {
         self.path.contains("{model_id}")
     }
+}
 
-    /// Runs a read operation (every one but the estimate, which takes a body:
-    /// [`super::estimate::estimate_envelope`]): its `api` function for
-    /// `model_id` (checked by the caller) and `q`; the result before the envelope.
-    pub async fn read(
-        &self,
+impl Read {
+    /// Its `api` function for `model_id` (checked by the caller) and `q`; the
+    /// result before the envelope (see [`super::respond::envelope`]).
+    pub async fn run(
+        self,
         state: &AppState,
         model_id: Option<&str>,
         q: &Query,
     ) -> Result<Value, ApiError> {
         let id = model_id.unwrap_or_default();
-        match self.kind {
-            Kind::ListModels => models::list_models(state, q).await,
-            Kind::GetModel => models::get_model(state, id, q).await,
-            Kind::ModelHistory => models::model_history(state, id, q).await,
-            Kind::Compare => compare::compare_models(state, q).await,
-            Kind::ListChanges => changes::list_changes(state, q).await,
-            Kind::EstimateCost => Err(ApiError::internal(
-                "running an operation",
-                &"the estimate takes a body, not a query",
-            )),
+        match self {
+            Read::ListModels => models::list_models(state, q).await,
+            Read::GetModel => models::get_model(state, id, q).await,
+            Read::ModelHistory => models::model_history(state, id, q).await,
+            Read::Compare => compare::compare_models(state, q).await,
+            Read::ListChanges => changes::list_changes(state, q).await,
         }
     }
 }

@@ -122,7 +122,7 @@ pub fn replica_pool(url: &str, max_size: usize) -> anyhow::Result<(String, Pool)
 }
 
 /// Connections of the control pool: at most two accounting calls at once
-/// (server/src/quota/admission.rs), the release of leases, key look-ups and
+/// (server/src/access/quota/admission.rs), the release of leases, key look-ups and
 /// the health probe, each finding one free.
 pub const CONTROL_POOL_SIZE: usize = 6;
 
