@@ -68,7 +68,7 @@ use refusals::Blocked;
 /// its requests are let through uncounted (the database is unreachable).
 pub const ACCOUNTING_TIMEOUT: Duration = Duration::from_millis(1500);
 /// How long a call sent on a connection is waited for: beyond the control
-/// pool's statement timeout (server/src/db.rs), so that the database's own
+/// pool's statement timeout (server/src/store/db.rs), so that the database's own
 /// bound ends a slow statement, and only a connection that stopped answering
 /// altogether is given up on here.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(6);
