@@ -381,17 +381,22 @@ async fn a_busy_key_is_served_from_leases_and_the_units_it_did_not_use_go_back()
     .collect::<Vec<_>>();
     let requests = clients * each;
     assert!(replies.iter().all(|(status, _)| *status == 404));
-    // Every admitted request took its own unit: no remaining count twice.
+    let stats = app.state.access().accountant().stats();
+    assert!(
+        replies.iter().all(|(_, r)| r.is_some()),
+        "every request counted: {stats:?}"
+    );
+    // Every admitted request took its own unit: no remaining count twice, but for units of a
+    // lease that expired during the run (a slow machine) and went back: each of those can be
+    // granted again, at a count already seen.
     let remaining: std::collections::BTreeSet<u32> =
         replies.iter().filter_map(|(_, r)| *r).collect();
-    assert_eq!(
-        remaining.len(),
-        requests,
-        "one unit per request; {} without a count; {:?}",
-        replies.iter().filter(|(_, r)| r.is_none()).count(),
-        app.state.access().accountant().stats()
+    let released = usize::try_from(stats.released).expect("count");
+    assert!(
+        remaining.len() + released >= requests,
+        "one unit per request: {} distinct counts for {requests} requests; {stats:?}",
+        remaining.len()
     );
-    let stats = app.state.access().accountant().stats();
     assert!(stats.leased > 0, "a busy key gets leases: {stats:?}");
     assert!(
         stats.db_calls * 2 < u64::try_from(requests).expect("count"),
