@@ -7,7 +7,8 @@
 //! the error shape the page shows.
 
 use estimator::{
-    Estimates, ModelInput, Preset, UnpriceableModel, Workload, WorkloadError, write_money,
+    Estimates, ModelInput, Preset, ResolvedWorkload, UnpriceableModel, Workload, WorkloadError,
+    write_money,
 };
 use serde::Serialize;
 
@@ -74,13 +75,7 @@ pub fn estimate_repeatedly(
 ) -> Result<u32, CalcError> {
     let resolved = volumes
         .iter()
-        .map(|&requests_per_month| {
-            Workload {
-                requests_per_month,
-                ..*workload
-            }
-            .validate()
-        })
+        .map(|&requests_per_month| at_volume(workload, requests_per_month))
         .collect::<Result<Vec<_>, _>>()?;
     let mut count = 0u32;
     for _ in 0..passes {
@@ -145,11 +140,7 @@ pub fn estimate_series(
         .map(|_| String::with_capacity(volumes.len() * 16))
         .collect();
     for &requests_per_month in volumes {
-        let resolved = Workload {
-            requests_per_month,
-            ..*workload
-        }
-        .validate()?;
+        let resolved = at_volume(workload, requests_per_month)?;
         for (i, (model, out)) in models.iter().zip(&mut totals).enumerate() {
             let cost = model.estimate(i, &resolved)?;
             if !out.is_empty() {
@@ -166,6 +157,19 @@ pub fn estimate_series(
             totals,
         })
         .collect())
+}
+
+/// `workload` at `requests_per_month` requests a month, the rest held, validated: one point of a
+/// series.
+fn at_volume(
+    workload: &Workload,
+    requests_per_month: u64,
+) -> Result<ResolvedWorkload, WorkloadError> {
+    Workload {
+        requests_per_month,
+        ..*workload
+    }
+    .validate()
 }
 
 /// A task preset as the page lists it.
