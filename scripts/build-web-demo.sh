@@ -63,7 +63,7 @@ log "wasm-bindgen --target nodejs -> $PKG_NODE"
 wasm-bindgen --target nodejs --no-typescript --out-dir "$PKG_NODE" "$WASM"
 
 cp web-demo/www/*.js web-demo/www/*.css "$DIST/"
-log "pages: web-demo/www/*.html set into web-demo/www/layout.html"
+log "pages: web-demo/www/*.html set into web-demo/www/layout.html (listings through listing.part.html)"
 node web-demo/pages.mjs web-demo/www "$DIST"
 mkdir -p "$DIST/vendor"
 cp web-demo/node_modules/uplot/dist/uPlot.esm.js web-demo/node_modules/uplot/dist/uPlot.min.css \

@@ -2,8 +2,7 @@
 -- publish, or null before the first one. Touches no table beyond publishes.
 create function api.health()
 returns table (as_of timestamptz)
-language sql stable security definer
-set search_path = pricing, pg_temp
+language sql stable
 as $$
     select (select cp.as_of from api.current_publish() as cp)
 $$;

@@ -32,3 +32,38 @@ language sql immutable
 as $$
     select trim_scale(n)::text
 $$;
+
+-- api._envelope(publish, as_of, data, pagination, hint): the body every data
+-- function answers, {"as_of", "publish", "data", "pagination", "hint"}, for
+-- the publish it read (sql/22_errors.sql api._served); hint may be null.
+create function api._envelope(p_publish bigint, p_as_of timestamptz, p_data jsonb, p_pagination jsonb,
+                              p_hint text)
+returns jsonb
+language sql stable
+as $$
+    select jsonb_build_object(
+        'as_of', api._ts(p_as_of),
+        'publish', p_publish,
+        'data', p_data,
+        'pagination', p_pagination,
+        'hint', p_hint)
+$$;
+
+-- api._model_fields(model): the fields a model summary (an item of GET
+-- /api/v1/models, sql/25_prices.sql api._listing_rows) and a model card
+-- (sql/32_get_model.sql) both carry, written alike.
+create function api._model_fields(m pricing.models)
+returns jsonb
+language sql stable
+as $$
+    select jsonb_build_object(
+        'id', m.id,
+        'name', m.name,
+        'modality', m.modality,
+        'input_modalities', to_jsonb(m.input_modalities),
+        'output_modalities', to_jsonb(m.output_modalities),
+        'status', m.status,
+        'context_window', m.context_window,
+        'max_output_tokens', m.max_output_tokens,
+        'updated_at', api._ts(m.updated_at))
+$$;

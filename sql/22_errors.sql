@@ -20,8 +20,7 @@
 -- nothing has been published.
 create function api._served()
 returns table (id bigint, as_of timestamptz, day date)
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 begin
     return query

@@ -37,8 +37,7 @@ $$;
 -- anew in every transaction, where PL/pgSQL keeps its plans for the session.
 create function api._cursor_mac(p_payload jsonb)
 returns text
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 begin
     return (select left(encode(sha256(k.secret || sha256(k.secret || convert_to(p_payload::text, 'UTF8'))), 'hex'), 32)
@@ -71,7 +70,8 @@ language plpgsql stable
 as $$
 declare
     v_doc jsonb;
-    v_restart constant text := 'restart the listing: repeat the request without cursor';
+    v_problem text;
+    v_hint text := 'restart the listing: repeat the request without cursor';
 begin
     if p_cursor is null then
         return null;
@@ -85,58 +85,75 @@ begin
             raise exception 'not an object';
         end if;
     exception when others then
-        raise exception using
-            errcode = 'PRCUR',
-            message = 'cursor is malformed: pass the next_cursor of a previous page unchanged',
-            detail = jsonb_build_object('parameter', 'cursor')::text,
-            hint = v_restart;
+        v_problem := 'cursor is malformed: pass the next_cursor of a previous page unchanged';
     end;
-    if v_doc ->> 'm' is null or v_doc ->> 'm' is distinct from api._cursor_mac(v_doc - 'm')
-       or v_doc -> 'v' is distinct from '1'::jsonb or jsonb_typeof(v_doc -> 'k') is distinct from 'array' then
-        raise exception using
-            errcode = 'PRCUR',
-            message = 'cursor is malformed or was altered: cursors are opaque, pass next_cursor unchanged',
-            detail = jsonb_build_object('parameter', 'cursor')::text,
-            hint = v_restart;
+    if v_problem is not null then
+        null;
+    elsif v_doc ->> 'm' is null or v_doc ->> 'm' is distinct from api._cursor_mac(v_doc - 'm')
+          or v_doc -> 'v' is distinct from '1'::jsonb or jsonb_typeof(v_doc -> 'k') is distinct from 'array' then
+        v_problem := 'cursor is malformed or was altered: cursors are opaque, pass next_cursor unchanged';
+    elsif v_doc ->> 'e' is distinct from p_endpoint then
+        v_problem := format('cursor was made for another listing (%s), not for this one (%s)',
+                            v_doc ->> 'e', p_endpoint);
+    elsif v_doc ->> 'f' is distinct from api._filters_hash(p_filters) then
+        v_problem := 'the filters or the sort changed since this cursor was made: a cursor only '
+                     'continues the listing it came from, with the same parameters (limit aside)';
+        v_hint := v_hint || ', or repeat the original parameters with this cursor';
+    elsif (v_doc ->> 'p')::bigint is distinct from p_publish then
+        v_problem := 'the data was republished since this cursor was made, so its pages would '
+                     'no longer fit together';
+        v_hint := v_hint || ' to page through the new publish';
     end if;
-    if v_doc ->> 'e' is distinct from p_endpoint then
+    if v_problem is not null then
         raise exception using
             errcode = 'PRCUR',
-            message = format('cursor was made for another listing (%s), not for this one (%s)',
-                             v_doc ->> 'e', p_endpoint),
+            message = v_problem,
             detail = jsonb_build_object('parameter', 'cursor')::text,
-            hint = v_restart;
-    end if;
-    if v_doc ->> 'f' is distinct from api._filters_hash(p_filters) then
-        raise exception using
-            errcode = 'PRCUR',
-            message = 'the filters or the sort changed since this cursor was made: a cursor only '
-                      'continues the listing it came from, with the same parameters (limit aside)',
-            detail = jsonb_build_object('parameter', 'cursor')::text,
-            hint = v_restart || ', or repeat the original parameters with this cursor';
-    end if;
-    if (v_doc ->> 'p')::bigint is distinct from p_publish then
-        raise exception using
-            errcode = 'PRCUR',
-            message = 'the data was republished since this cursor was made, so its pages would '
-                      'no longer fit together',
-            detail = jsonb_build_object('parameter', 'cursor')::text,
-            hint = v_restart || ' to page through the new publish';
+            hint = v_hint;
     end if;
     return v_doc -> 'k';
 end
 $$;
 
--- api._pagination(items, total, next_cursor): the `pagination` object of a
--- page of a keyset walk: count (of items), total_count, has_more (a
--- next_cursor was made) and next_cursor.
-create function api._pagination(p_items jsonb, p_total bigint, p_next text)
+-- api._pagination(count, total, next_cursor): the `pagination` object of an
+-- answer: count (of items), total_count, has_more (a next_cursor was made)
+-- and next_cursor.
+create function api._pagination(p_count bigint, p_total bigint, p_next text)
 returns jsonb
 language sql immutable
 as $$
     select jsonb_build_object(
-        'count', jsonb_array_length(p_items),
+        'count', p_count,
         'total_count', p_total,
         'has_more', p_next is not null,
         'next_cursor', p_next)
+$$;
+
+-- api._page(endpoint, publish, as_of, filters, data, total, last, more,
+-- empty_hint): the envelope of one page of a keyset walk. data holds the
+-- page's `items`; when there are more, next_cursor continues after the key
+-- `last`. The hint is empty_hint when nothing matches, else how to go on
+-- when there is more.
+create function api._page(
+    p_endpoint text, p_publish bigint, p_as_of timestamptz, p_filters jsonb, p_data jsonb,
+    p_total bigint, p_last jsonb, p_more boolean, p_empty_hint text
+)
+returns jsonb
+language plpgsql stable
+as $$
+declare
+    v_next text;
+begin
+    if p_more then
+        v_next := api._cursor_make(p_endpoint, p_publish, p_filters, p_last);
+    end if;
+    return api._envelope(
+        p_publish, p_as_of, p_data,
+        api._pagination(jsonb_array_length(p_data -> 'items'), p_total, v_next),
+        case
+            when p_total = 0 then p_empty_hint
+            when v_next is not null
+                then 'more results: pass pagination.next_cursor as cursor, with the same parameters'
+        end);
+end
 $$;

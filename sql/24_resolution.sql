@@ -11,8 +11,7 @@
 -- the cost does not grow with the input.
 create function api._model_suggestions(p_text text)
 returns jsonb
-language sql stable security definer
-set search_path = pricing, pg_temp
+language sql stable
 as $$
     select coalesce(jsonb_agg(s.id order by s.score desc, s.id), '[]'::jsonb)
     from (
@@ -38,8 +37,7 @@ $$;
 -- exactly or ignoring case. Raises PRMNF (MODEL_NOT_FOUND) with did_you_mean.
 create function api._resolve_model(p_id text, p_parameter text default 'model_id')
 returns text
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 declare
     v_id text;
@@ -100,8 +98,7 @@ $$;
 -- the slug's first 64 characters are compared, so the cost does not grow with it).
 create function api._resolve_provider(p_slug text)
 returns text
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 begin
     if exists (select from pricing.providers as p where p.slug = p_slug) then
@@ -148,8 +145,7 @@ $$;
 -- compare lists them when it refuses a name.
 create function api._benchmarks()
 returns text[]
-language sql stable security definer
-set search_path = pricing, pg_temp
+language sql stable
 as $$
     select array['aggregate'] || coalesce(array_agg(distinct b.benchmark order by b.benchmark), '{}')
     from pricing.benchmarks as b

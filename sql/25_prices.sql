@@ -133,17 +133,8 @@ as $$
            coalesce(s.blended_usd, 'Infinity'),
            -coalesce(m.context_window, 0)::numeric,
            coalesce(-extract(epoch from m.updated_at), 'Infinity'),  -- unknown last
-           jsonb_build_object(
-               'id', m.id,
-               'name', m.name,
+           api._model_fields(m) || jsonb_build_object(
                'provider', m.provider,
-               'modality', m.modality,
-               'input_modalities', to_jsonb(m.input_modalities),
-               'output_modalities', to_jsonb(m.output_modalities),
-               'status', m.status,
-               'context_window', m.context_window,
-               'max_output_tokens', m.max_output_tokens,
-               'updated_at', api._ts(m.updated_at),
                'price', api._price_summary(s.channel, s.input_usd, s.output_usd, s.cached_input_usd,
                                            s.blended_usd, s.last_verified_at, p_as_of))
     from scoped as s

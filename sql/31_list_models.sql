@@ -20,8 +20,7 @@ create function api.list_models(
     p_cursor text, p_as_of date
 )
 returns jsonb
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 declare
     v_served record;
@@ -40,11 +39,7 @@ declare
     v_where text;
     v_filters jsonb;
     v_key jsonb;
-    v_total bigint;
-    v_items jsonb;
-    v_last jsonb;
-    v_more boolean;
-    v_next text;
+    v_page record;
 begin
     select * into v_served from api._served();
     if p_provider is not null then
@@ -143,10 +138,10 @@ begin
             from %4$s%5$s
             where %6$s
         )
-        select (select count(*) from f),
-               coalesce(jsonb_agg(%7$s order by r.n) filter (where r.n <= %8$s), '[]'::jsonb),
-               jsonb_agg(jsonb_build_array(r.k::text, r.model_id)) filter (where r.n = %8$s) -> 0,
-               count(*) > %8$s
+        select (select count(*) from f) as total,
+               coalesce(jsonb_agg(%7$s order by r.n) filter (where r.n <= %8$s), '[]'::jsonb) as items,
+               jsonb_agg(jsonb_build_array(r.k::text, r.model_id)) filter (where r.n = %8$s) -> 0 as last,
+               count(*) > %8$s as more
         from (
             select f.*, row_number() over (order by f.k, f.model_id) as n
             from f
@@ -158,30 +153,22 @@ begin
          v_key_expr, case when p_as_of is null then '' else ', l.item' end, v_from, v_join, v_where, v_item,
          p_limit,
          case when v_key is null then 'true' else '(f.k, f.model_id) > (($7 ->> 0)::numeric, $7 ->> 1)' end)
-    into v_total, v_items, v_last, v_more
+    into v_page
     using coalesce(p_channel, 'any'), lower(p_provider), p_modality, v_statuses, p_min_context,
           p_max_input_price, v_key, p_as_of, v_served.as_of, v_found, v_ranks;
 
-    if v_more then
-        v_next := api._cursor_make('models', v_served.id, v_filters, v_last);
-    end if;
-
-    return jsonb_build_object(
-        'as_of', api._ts(v_served.as_of),
-        'publish', v_served.id,
-        'data', jsonb_build_object(
-            'items', v_items,
+    return api._page(
+        'models', v_served.id, v_served.as_of, v_filters,
+        jsonb_build_object(
+            'items', v_page.items,
             'sort', v_sort,
             'prices_as_of', coalesce(p_as_of, v_served.day),
             'channel', p_channel),
-        'pagination', api._pagination(v_items, v_total, v_next),
-        'hint', case
-            when v_total = 0 and v_query is not null
+        v_page.total, v_page.last, v_page.more,
+        case
+            when v_query is not null
                 then 'nothing matches; try a shorter query, or status=all to include deprecated and retired models'
-            when v_total = 0
-                then 'nothing matches these filters; drop a filter, or use status=all'
-            when v_next is not null
-                then 'more results: pass pagination.next_cursor as cursor, with the same parameters'
+            else 'nothing matches these filters; drop a filter, or use status=all'
         end);
 end
 $$;

@@ -10,8 +10,7 @@
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.get_model(p_id text, p_include text[], p_as_of date)
 returns jsonb
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 declare
     v_served record;
@@ -25,24 +24,15 @@ begin
     v_day := coalesce(p_as_of, v_served.day);
     select * into v_m from pricing.models as m where m.id = v_id;
 
-    v_card := jsonb_build_object(
-        'id', v_m.id,
+    v_card := api._model_fields(v_m) || jsonb_build_object(
         'requested_id', p_id,
-        'name', v_m.name,
         'provider', (select jsonb_build_object('slug', p.slug, 'name', p.name)
                      from pricing.providers as p where p.slug = v_m.provider),
         'slug', v_m.slug,
-        'modality', v_m.modality,
-        'input_modalities', to_jsonb(v_m.input_modalities),
-        'output_modalities', to_jsonb(v_m.output_modalities),
-        'status', v_m.status,
-        'context_window', v_m.context_window,
-        'max_output_tokens', v_m.max_output_tokens,
         'launch_date', v_m.launch_date,
         'deprecation_date', v_m.deprecation_date,
         'retirement_date', v_m.retirement_date,
         'successor', v_m.successor,
-        'updated_at', api._ts(v_m.updated_at),
         'prices_as_of', v_day,
         'reference_price', (
             select api._price_summary(c.channel, c.input_usd, c.output_usd, c.cached_input_usd,
@@ -127,13 +117,9 @@ begin
               and e.event_type in ('price_change', 'price_change_scheduled')));
     end if;
 
-    return jsonb_build_object(
-        'as_of', api._ts(v_served.as_of),
-        'publish', v_served.id,
-        'data', v_card,
-        'pagination', jsonb_build_object('count', 1, 'total_count', 1, 'has_more', false,
-                                         'next_cursor', null),
-        'hint', case
+    return api._envelope(
+        v_served.id, v_served.as_of, v_card, api._pagination(1, 1, null),
+        case
             when v_m.status <> 'active' and v_m.successor is not null
                 then format('this model is %s; its successor is %s', v_m.status, v_m.successor)
             when v_m.status <> 'active'

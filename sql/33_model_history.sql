@@ -17,8 +17,7 @@ create function api.model_history(
     p_granularity text, p_limit integer, p_cursor text
 )
 returns jsonb
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 declare
     v_served record;
@@ -32,7 +31,6 @@ declare
     v_items jsonb;
     v_last jsonb;
     v_more boolean;
-    v_next text;
 begin
     select * into v_served from api._served();
     v_id := api._resolve_model(p_id);
@@ -143,14 +141,9 @@ begin
         ) as r;
     end if;
 
-    if v_more then
-        v_next := api._cursor_make('history', v_served.id, v_filters, v_last);
-    end if;
-
-    return jsonb_build_object(
-        'as_of', api._ts(v_served.as_of),
-        'publish', v_served.id,
-        'data', jsonb_build_object(
+    return api._page(
+        'history', v_served.id, v_served.as_of, v_filters,
+        jsonb_build_object(
             'model_id', v_id,
             'requested_id', p_id,
             'granularity', v_granularity,
@@ -158,10 +151,7 @@ begin
             'until', v_window.last_day,
             'includes_scheduled', v_window.upper = 'infinity'::date and v_granularity = 'changes',
             'items', v_items),
-        'pagination', api._pagination(v_items, v_total, v_next),
-        'hint', case
-            when v_total = 0 then 'no price changes in this window; widen it with since/until (at most 365 days per call)'
-            when v_next is not null then 'more results: pass pagination.next_cursor as cursor, with the same parameters'
-        end);
+        v_total, v_last, v_more,
+        'no price changes in this window; widen it with since/until (at most 365 days per call)');
 end
 $$;

@@ -19,8 +19,7 @@
 -- more than running it.
 create function api.compare(p_ids text[], p_metrics text[], p_benchmark text)
 returns jsonb
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 set plan_cache_mode = force_generic_plan
 as $$
 declare
@@ -65,17 +64,15 @@ begin
         left join api._benchmark_scores(v_resolved, v_benchmark) as s on s.model_id = m.id
     ) as r;
 
-    return jsonb_build_object(
-        'as_of', api._ts(v_served.as_of),
-        'publish', v_served.id,
-        'data', jsonb_build_object(
+    return api._envelope(
+        v_served.id, v_served.as_of,
+        jsonb_build_object(
             'benchmark', v_benchmark,
             'metrics', to_jsonb(v_metrics),
             'unit', 'usd_per_1m_tokens',
             'rows', v_rows),
-        'pagination', jsonb_build_object('count', cardinality(v_resolved), 'total_count', cardinality(v_resolved),
-                                         'has_more', false, 'next_cursor', null),
-        'hint', case
+        api._pagination(cardinality(v_resolved), cardinality(v_resolved), null),
+        case
             when exists (select from jsonb_array_elements(v_rows) as e
                          where e ? 'benchmark_score' and e -> 'benchmark_score' = 'null'::jsonb)
                 then format('some models have no %s score, so their score-based metrics are null', v_benchmark)

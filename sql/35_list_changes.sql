@@ -14,8 +14,7 @@ create function api.list_changes(
     p_limit integer, p_cursor text
 )
 returns jsonb
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 declare
     v_served record;
@@ -29,7 +28,6 @@ declare
     v_ids bigint[];
     v_items jsonb;
     v_last jsonb;
-    v_next text;
 begin
     select * into v_served from api._served();
     if p_provider is not null then
@@ -77,22 +75,14 @@ begin
     join pricing.models as m on m.id = e.model_id
     join pricing.publishes as p on p.id = e.publish_id;
 
-    if cardinality(v_ids) > p_limit then
-        v_next := api._cursor_make('changes', v_served.id, v_filters, v_last);
-    end if;
-
-    return jsonb_build_object(
-        'as_of', api._ts(v_served.as_of),
-        'publish', v_served.id,
-        'data', jsonb_build_object(
+    return api._page(
+        'changes', v_served.id, v_served.as_of, v_filters,
+        jsonb_build_object(
             'since', v_window.lower,
             'until', v_window.last_day,
             'includes_scheduled', v_window.upper = 'infinity'::date,
             'items', v_items),
-        'pagination', api._pagination(v_items, v_total, v_next),
-        'hint', case
-            when v_total = 0 then 'no events match; widen the window (at most 365 days per call) or lower min_significance'
-            when v_next is not null then 'more results: pass pagination.next_cursor as cursor, with the same parameters'
-        end);
+        v_total, v_last, cardinality(v_ids) > p_limit,
+        'no events match; widen the window (at most 365 days per call) or lower min_significance');
 end
 $$;

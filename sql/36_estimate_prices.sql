@@ -14,8 +14,7 @@
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.estimate_prices(p_ids text[])
 returns jsonb
-language plpgsql stable security definer
-set search_path = pricing, pg_temp
+language plpgsql stable
 as $$
 declare
     v_served record;

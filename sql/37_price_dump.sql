@@ -39,8 +39,7 @@ $$;
 -- The stored CSV of the served publish; computed here only if it is missing.
 create function api.price_dump()
 returns table (publish bigint, as_of text, csv text)
-language sql stable security definer
-set search_path = pricing, pg_temp
+language sql stable
 as $$
     select s.id, api._ts(s.as_of),
            coalesce((select d.csv from pricing.price_dump as d where d.publish = s.id),
@@ -52,8 +51,7 @@ $$;
 -- Errors: PRNOD nothing published yet.
 create function api.served_publish()
 returns table (id bigint, as_of text)
-language sql stable security definer
-set search_path = pricing, pg_temp
+language sql stable
 as $$
     select s.id, api._ts(s.as_of) from api._served() as s
 $$;

@@ -255,18 +255,14 @@ begin
         -- A snapshot without a limits history for the model: a change of its
         -- current limits since the last publish, seen on the publish day.
         union all
-        select 'limit_change', o.context_window::text, s.context_window::text, v_today,
-               o.context_window, s.context_window,
-               jsonb_build_object('limit', 'context_window', 'date_basis', 'publish')
-        where o.context_window is not null and s.context_window is not null
-          and o.context_window <> s.context_window
-          and not exists (select from stage_limits as l where l.model_id = s.id)
-        union all
-        select 'limit_change', o.max_output_tokens::text, s.max_output_tokens::text, v_today,
-               o.max_output_tokens, s.max_output_tokens,
-               jsonb_build_object('limit', 'max_output_tokens', 'date_basis', 'publish')
-        where o.max_output_tokens is not null and s.max_output_tokens is not null
-          and o.max_output_tokens <> s.max_output_tokens
+        select 'limit_change', c.old_value::text, c.new_value::text, v_today,
+               c.old_value, c.new_value,
+               jsonb_build_object('limit', c.limit_name, 'date_basis', 'publish')
+        from (values ('context_window', o.context_window, s.context_window),
+                     ('max_output_tokens', o.max_output_tokens, s.max_output_tokens))
+             as c (limit_name, old_value, new_value)
+        where c.old_value is not null and c.new_value is not null
+          and c.old_value <> c.new_value
           and not exists (select from stage_limits as l where l.model_id = s.id)
     ) as e;
 

@@ -7,8 +7,7 @@ create function api.resolve_key(p_lookup text, p_sha256 text)
 returns table (
     key_id bigint, plan text, metered boolean, expires_at timestamptz, revoked_at timestamptz
 )
-language sql stable security definer
-set search_path = pricing, pg_temp
+language sql stable
 as $$
     select k.id, k.plan, (p.quota is not null or p.burst_per_second is not null),
            k.expires_at, k.revoked_at

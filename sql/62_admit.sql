@@ -62,8 +62,7 @@ returns table (
     ord integer, granted integer, quota integer, used integer, reset_at bigint,
     retry_after integer, refused_by text, wait_us bigint, burst integer
 )
-language plpgsql volatile security definer
-set search_path = pricing, pg_temp
+language plpgsql volatile
 as $$
 declare
     v_now_us bigint := (extract(epoch from clock_timestamp()) * 1000000)::bigint;
@@ -228,8 +227,7 @@ $$;
 -- been swept, or the plan has no quota).
 create function api.release(p_subject text, p_plan text, p_reset_at bigint, p_units integer)
 returns integer
-language plpgsql volatile security definer
-set search_path = pricing, pg_temp
+language plpgsql volatile
 as $$
 declare
     v_plan pricing.plans;

@@ -7,8 +7,7 @@
 -- Returns the number of rows deleted.
 create function api.sweep_counters()
 returns bigint
-language plpgsql volatile security definer
-set search_path = pricing, pg_temp
+language plpgsql volatile
 as $$
 declare
     v_windows bigint;

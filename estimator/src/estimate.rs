@@ -164,40 +164,22 @@ pub enum EstimateError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct AppliedPrices {
     /// Uncached input of the standard share.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub input: Decimal,
     /// Cached input of the standard share.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub cached_input: Decimal,
     /// Output of the standard share.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub output: Decimal,
     /// Uncached input of the batch share.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub batch_input: Decimal,
     /// Cached input of the batch share.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub batch_cached_input: Decimal,
     /// Output of the batch share.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub batch_output: Decimal,
 }
 
@@ -212,43 +194,25 @@ pub struct AppliedPrices {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CostBreakdown {
     /// Uncached input tokens, standard and batch share together.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_money",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::money")]
     pub input: Decimal,
     /// Cached input tokens, standard and batch share together.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_money",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::money")]
     pub cached_input: Decimal,
     /// Output tokens, standard and batch share together.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_money",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::money")]
     pub output: Decimal,
     /// The whole monthly cost.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_money",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::money")]
     pub total: Decimal,
     /// The part of `total` for the standard (non-batch) share of requests.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_money",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::money")]
     pub standard_traffic: Decimal,
     /// The part of `total` for the batch share of requests (`batch_share` of all input and
     /// output tokens), billed at the batch prices or, where a model has none, at the fallbacks
     /// its assumptions name. Already included in `input`, `cached_input` and `output`; not an
     /// extra addend.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_money",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::money")]
     pub batch_traffic: Decimal,
 }
 

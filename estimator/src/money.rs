@@ -162,19 +162,35 @@ pub(crate) mod serde_helpers {
     use std::str::FromStr;
 
     use rust_decimal::Decimal;
+    use serde::Deserializer;
     use serde::de::{self, MapAccess, Unexpected, Visitor};
-    use serde::{Deserializer, Serializer};
 
     /// The key under which serde_json hands over a number when its `arbitrary_precision`
     /// feature is on (for example switched on by another crate in the same build).
     const ARBITRARY_PRECISION_KEY: &str = "$serde_json::private::Number";
 
-    pub(crate) fn serialize_money<S: Serializer>(value: &Decimal, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::format_money(*value))
+    /// `#[serde(with = "serde_helpers::money")]`: an amount of money, written with six places
+    /// (`format_money`), read as any decimal.
+    pub(crate) mod money {
+        pub(crate) use super::decimal as deserialize;
+        use rust_decimal::Decimal;
+        use serde::Serializer;
+
+        pub(crate) fn serialize<S: Serializer>(value: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&crate::money::format_money(*value))
+        }
     }
 
-    pub(crate) fn serialize_exact<S: Serializer>(value: &Decimal, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::format_exact(*value))
+    /// `#[serde(with = "serde_helpers::exact")]`: a price or a token count, written exactly
+    /// without trailing zeros (`format_exact`), read as any decimal.
+    pub(crate) mod exact {
+        pub(crate) use super::decimal as deserialize;
+        use rust_decimal::Decimal;
+        use serde::Serializer;
+
+        pub(crate) fn serialize<S: Serializer>(value: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&crate::money::format_exact(*value))
+        }
     }
 
     /// What a null means for the field being read.

@@ -231,9 +231,9 @@ pub struct ResolvedWorkload {
     preset: Option<Preset>,
     input_tokens_per_request: u64,
     output_tokens_per_request: u64,
-    #[serde(serialize_with = "serde_helpers::serialize_exact")]
+    #[serde(serialize_with = "serde_helpers::exact::serialize")]
     cache_hit_rate: Decimal,
-    #[serde(serialize_with = "serde_helpers::serialize_exact")]
+    #[serde(serialize_with = "serde_helpers::exact::serialize")]
     batch_share: Decimal,
     tokens_per_month: MonthlyTokens,
     #[serde(rename = "notes")]
@@ -300,40 +300,22 @@ impl ResolvedWorkload {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MonthlyTokens {
     /// All input tokens: `requests_per_month × input_tokens_per_request`.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub input: Decimal,
     /// Input tokens not served from cache, billed at the (batch) input price.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub uncached_input: Decimal,
     /// Input tokens served from cache: `input × cache_hit_rate`.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub cached_input: Decimal,
     /// All output tokens: `requests_per_month × output_tokens_per_request`.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub output: Decimal,
     /// Input tokens of the batch share, cached and uncached: `input × batch_share`.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub batch_input: Decimal,
     /// Output tokens of the batch share: `output × batch_share`.
-    #[serde(
-        serialize_with = "serde_helpers::serialize_exact",
-        deserialize_with = "serde_helpers::decimal"
-    )]
+    #[serde(with = "serde_helpers::exact")]
     pub batch_output: Decimal,
 }
 

@@ -179,6 +179,27 @@ async fn the_web_role_calls_api_functions_but_not_their_helpers() {
             "{helper}"
         );
     }
+    // sql/99_grants.sql gives every entry point its owner's rights and a
+    // pinned search_path; one that lacked them would fail for the web role
+    // or resolve names through the caller's path.
+    let loose: Vec<String> = db
+        .client()
+        .await
+        .query(
+            "select p.proname::text from pg_proc as p
+             where p.pronamespace = 'api'::regnamespace and p.proname not like '\\_%'
+               and not (p.prosecdef and 'search_path=pricing, pg_temp' = any(p.proconfig))",
+            &[],
+        )
+        .await
+        .expect("entry points")
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert!(
+        loose.is_empty(),
+        "entry points without security definer and search_path: {loose:?}"
+    );
 }
 
 #[tokio::test]

@@ -190,6 +190,10 @@ MAKER_NAMES = {
 }
 
 BEDROCK_REGION = re.compile(r"^(us|eu|apac|global|jp|au|us-gov|ca|sa|ap|in|uk|regional)\.")
+# The account prefix of a Fireworks model path: genai-prices lists Fireworks'
+# own, models.dev any account's.
+FIREWORKS_ACCOUNT = re.compile(r"^accounts/fireworks/models/")
+ANY_ACCOUNT = re.compile(r"^accounts/[^/]+/models/")
 REGION_SEGMENT = re.compile(r"^([a-z]{2}(-gov)?-[a-z]+-\d|eu|us|us-gov|global|global-standard|apac|jp|au|invoke|converse)$")
 FULL_DATE = re.compile(r"^(.*?)-(20\d\d)-?(\d\d)-?(\d\d)$")
 
@@ -319,27 +323,13 @@ def litellm_ref(key: str, entry: dict, ledger_maker=None):
     rest = "/".join(parts)
     api_id = rest
     if channel == "fireworks":
-        rest = re.sub(r"^accounts/[^/]+/models/", "", rest)
+        rest = ANY_ACCOUNT.sub("", rest)
         api_id = "accounts/fireworks/models/" + rest
     if channel == "openrouter" and ":" in rest:
         return None, "openrouter_variant_id"
-    org, model, version = None, rest, None
-    if prov in LITELLM_ROUTING:
+    if prov in LITELLM_ROUTING or (channel == "aws_bedrock" and BEDROCK_REGION.match(rest)):
         regional = True
-    if channel == "aws_bedrock":
-        if BEDROCK_REGION.match(model):
-            regional = True
-            model = BEDROCK_REGION.sub("", model)
-        model, version = bedrock_version(model)
-        if "." in model.split("-")[0]:
-            pre, model = model.split(".", 1)
-            org = BEDROCK_MAKERS.get(pre, slugify(pre))
-            model = bedrock_name(org, model)
-    else:
-        o, model = split_org(model)
-        if o and "/" in model:          # "deepseek/deepseek-r1/community" (Novita): the path is the name
-            model = model.replace("/", "-")
-        org = ORG_MAKERS.get(o, slugify(o)) if o else None
+    model, org, version = split_listed_id(rest, channel == "aws_bedrock", None)
     if channel == "vertex":
         model = model.replace("@", "-")
     if prov == "databricks":
@@ -359,6 +349,28 @@ def litellm_ref(key: str, entry: dict, ledger_maker=None):
                prov in OFFICIAL_FALLBACK, version), None
 
 
+def split_listed_id(model_id: str, bedrock: bool, account):
+    """(model, org, version) of a model id as a price list gives it: a Bedrock id without its
+    region prefix and version suffix, its maker from the vendor prefix; any other id without the
+    `account` prefix (a pattern, or None), its maker from an `org/` part."""
+    model, org, version = model_id, None, None
+    if bedrock:
+        model = BEDROCK_REGION.sub("", model)
+        model, version = bedrock_version(model)
+        if "." in model.split("-")[0]:
+            pre, model = model.split(".", 1)
+            org = BEDROCK_MAKERS.get(pre, slugify(pre))
+            model = bedrock_name(org, model)
+    else:
+        if account:
+            model = account.sub("", model)
+        o, model = split_org(model)
+        if o and "/" in model:          # "deepseek/deepseek-r1/community" (Novita): the path is the name
+            model = model.replace("/", "-")
+        org = ORG_MAKERS.get(o, slugify(o)) if o else None
+    return model, org, version
+
+
 def genai_ref(provider_id: str, model_id: str, maker_hint=None):
     """Ref for a genai-prices model; `maker_hint` (from its match rules) when the id names no maker."""
     if provider_id in GENAI_CHANNEL:
@@ -369,21 +381,7 @@ def genai_ref(provider_id: str, model_id: str, maker_hint=None):
         return None, "reseller_outside_the_nine_channels"
     if ":" in model_id and channel == "openrouter":
         return None, "openrouter_variant_id"
-    model, org, version = model_id, None, None
-    if channel == "aws_bedrock":
-        if BEDROCK_REGION.match(model):
-            model = BEDROCK_REGION.sub("", model)
-        model, version = bedrock_version(model)
-        if "." in model.split("-")[0]:
-            pre, model = model.split(".", 1)
-            org = BEDROCK_MAKERS.get(pre, slugify(pre))
-            model = bedrock_name(org, model)
-    else:
-        model = re.sub(r"^accounts/fireworks/models/", "", model)
-        o, model = split_org(model)
-        if o and "/" in model:
-            model = model.replace("/", "-")
-        org = ORG_MAKERS.get(o, slugify(o)) if o else None
+    model, org, version = split_listed_id(model_id, channel == "aws_bedrock", FIREWORKS_ACCOUNT)
     maker = org or name_maker(model) or official or maker_hint
     if not maker:
         return None, "maker_unknown"
@@ -403,20 +401,7 @@ def modelsdev_ref(provider_id: str, model_id: str):
         channel, official = "official", MODELSDEV_OFFICIAL[provider_id]
     else:
         channel, official = "other", None
-    model, org, version = model_id, None, None
-    if provider_id == "amazon-bedrock":
-        model = BEDROCK_REGION.sub("", model)
-        model, version = bedrock_version(model)
-        if "." in model.split("-")[0]:
-            pre, model = model.split(".", 1)
-            org = BEDROCK_MAKERS.get(pre, slugify(pre))
-            model = bedrock_name(org, model)
-    else:
-        model = re.sub(r"^accounts/[^/]+/models/", "", model)
-        o, model = split_org(model)
-        if o and "/" in model:
-            model = model.replace("/", "-")
-        org = ORG_MAKERS.get(o, slugify(o)) if o else None
+    model, org, version = split_listed_id(model_id, provider_id == "amazon-bedrock", ANY_ACCOUNT)
     maker = org or name_maker(model) or official
     if not maker:
         return None

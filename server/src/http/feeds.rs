@@ -11,18 +11,10 @@ use time::{Date, OffsetDateTime};
 
 use super::caching::{etag, send_cached};
 use crate::error::ApiError;
-use crate::service::changes::Filters;
+use crate::service::changes::{FEED_PARAMS, Filters};
 use crate::service::params::Query;
 use crate::service::state;
 
-const PARAMS: &[&str] = &[
-    "since",
-    "until",
-    "event_type",
-    "provider",
-    "min_significance",
-    "limit",
-];
 const FEED_LIMIT: i32 = 50;
 const TITLE: &str = "Model Pricing Service: price and lifecycle changes";
 const DESCRIPTION: &str = "Published price changes, scheduled price changes, launches, \
@@ -38,7 +30,7 @@ struct Feed {
 }
 
 async fn load(req: &Request, depot: &Depot) -> Result<(Feed, String), ApiError> {
-    let q = Query::parse(req.uri().query(), PARAMS)?;
+    let q = Query::parse(req.uri().query(), FEED_PARAMS)?;
     let result = Filters::parse(&q, FEED_LIMIT)?.fetch(state(depot)).await?;
     let host = req
         .headers()
@@ -212,22 +204,34 @@ fn json_feed(feed: &Feed) -> Value {
     })
 }
 
+/// Loads the feed and sends it in one format, cached by the publish and the query.
+async fn send_feed(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    content_type: &'static str,
+    render: fn(&Feed) -> Result<Vec<u8>, ApiError>,
+) -> Result<(), ApiError> {
+    let (feed, query) = load(req, depot).await?;
+    let tag = etag(feed.publish, req.uri().path(), &query);
+    send_cached(req, res, &tag, content_type, render(&feed)?);
+    Ok(())
+}
+
 #[handler]
 pub(super) async fn changes_xml(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let (feed, query) = load(req, depot).await?;
-    let tag = etag(feed.publish, req.uri().path(), &query);
-    send_cached(
+    send_feed(
         req,
+        depot,
         res,
-        &tag,
         "application/rss+xml; charset=utf-8",
-        rss(&feed).into_bytes(),
-    );
-    Ok(())
+        |feed| Ok(rss(feed).into_bytes()),
+    )
+    .await
 }
 
 #[handler]
@@ -236,12 +240,11 @@ pub(super) async fn changes_json(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    let (feed, query) = load(req, depot).await?;
-    let tag = etag(feed.publish, req.uri().path(), &query);
-    let bytes = serde_json::to_vec(&json_feed(&feed))
-        .map_err(|e| ApiError::internal("serializing the JSON feed", &e))?;
-    send_cached(req, res, &tag, "application/feed+json", bytes);
-    Ok(())
+    send_feed(req, depot, res, "application/feed+json", |feed| {
+        serde_json::to_vec(&json_feed(feed))
+            .map_err(|e| ApiError::internal("serializing the JSON feed", &e))
+    })
+    .await
 }
 
 #[cfg(test)]
@@ -258,15 +261,18 @@ mod tests {
         })
     }
 
-    #[test]
-    fn rss_items_escape_text_and_carry_guid_and_date() {
-        let feed = Feed {
+    fn feed() -> Feed {
+        Feed {
             base: "http://example.test".into(),
             publish: 1,
             as_of: None,
             items: vec![event()],
-        };
-        let xml = rss(&feed);
+        }
+    }
+
+    #[test]
+    fn rss_items_escape_text_and_carry_guid_and_date() {
+        let xml = rss(&feed());
         assert!(xml.contains("<title>GPT &lt;4o&gt; &amp; co: input price 5 → 2.5 USD per 1M tokens (official, standard)</title>"));
         assert!(xml.contains("<guid isPermaLink=\"false\">pricing-event-8</guid>"));
         assert!(xml.contains("<pubDate>Tue, 01 Oct 2024 00:00:00 +0000</pubDate>"));
@@ -275,13 +281,7 @@ mod tests {
 
     #[test]
     fn json_feed_items_keep_the_event() {
-        let feed = Feed {
-            base: "http://example.test".into(),
-            publish: 1,
-            as_of: None,
-            items: vec![event()],
-        };
-        let doc = json_feed(&feed);
+        let doc = json_feed(&feed());
         assert_eq!(doc["version"], "https://jsonfeed.org/version/1.1");
         assert_eq!(doc["items"][0]["id"], "pricing-event-8");
         assert_eq!(doc["items"][0]["date_published"], "2024-10-01T00:00:00Z");

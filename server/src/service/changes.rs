@@ -17,6 +17,10 @@ pub const PARAMS: &[&str] = &[
     "cursor",
 ];
 
+/// The parameters of the public feeds (http/feeds.rs): the same filters, the
+/// cursor aside, since a feed is one page, the newest.
+pub const FEED_PARAMS: &[&str] = PARAMS.split_last().expect("PARAMS is not empty").1;
+
 /// The filters of the changes feed, shared with the public feeds.
 #[derive(Debug)]
 pub(crate) struct Filters<'q> {
@@ -71,4 +75,15 @@ impl<'q> Filters<'q> {
 /// `api.list_changes` for the parameters of `GET /api/v1/changes`.
 pub async fn list_changes(state: &AppState, q: &Query) -> Result<serde_json::Value, ApiError> {
     Filters::parse(q, 20)?.fetch(state).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_feeds_take_every_filter_but_the_cursor() {
+        assert_eq!(PARAMS.last(), Some(&"cursor"));
+        assert_eq!(FEED_PARAMS, &PARAMS[..PARAMS.len() - 1]);
+    }
 }
