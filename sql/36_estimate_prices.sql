@@ -1,40 +1,54 @@
--- api.estimate_prices(ids): the prices POST /api/v1/estimate computes with
+-- api.estimate_prices(ids, as_of): the prices POST /api/v1/estimate computes with
 -- (the arithmetic is the estimator crate's, in the server). Returns
 --   {"as_of", "publish", "default_selection": bool, "models": [...]}.
 -- ids: at most 10 model ids (canonical, provider API id or renamed slug),
 -- distinct after resolution, in the order given; null = the 10 active text
--- models with the lowest blended reference price, ties by id.
+-- models with the lowest blended reference price on that day, ties by id.
+-- as_of: the day whose prices to take; null = the served publish's day. Model
+-- attributes (status, modality, names) are the served publish's, as in
+-- api.list_models.
 -- Price rule: the model's reference channel (api._channel_prices: official when
 -- it has standard input and output prices, else the channel with the lowest
 -- blended price among those with both); from that channel, in effect on the
--- served publish's day: standard-tier input, output and cached_input, and
+-- day: standard-tier input, output and cached_input, and
 -- batch-tier input, output and cached_input where published.
 -- Errors: PRARG duplicates; PRMNF an unknown id (did_you_mean); PRNPD a model
--- without standard input and output prices on any channel.
+-- without standard input and output prices on any channel that day.
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
-create function api.estimate_prices(p_ids text[])
+create function api.estimate_prices(p_ids text[], p_as_of date)
 returns jsonb
 language plpgsql stable
 as $$
 declare
     v_served record;
+    v_day date;
     v_ids text[] := '{}';
     v_unpriced text;
     v_models jsonb;
 begin
     select * into v_served from api._served();
+    v_day := coalesce(p_as_of, v_served.day);
     if p_ids is not null then
         v_ids := api._resolve_models(p_ids, 'model_ids', 'an array of 1 to 10 different model ids');
     else
-        select coalesce(array_agg(l.model_id order by l.k_blended, l.model_id), '{}') into v_ids
-        from (
-            select l.model_id, l.k_blended
-            from pricing.model_listing as l
-            where l.scope = 'any' and l.status = 'active' and l.modality = 'text'
-              and l.input_usd is not null and l.output_usd is not null
-            order by l.k_blended, l.model_id
-            limit 10
-        ) as l;
+        -- The listing of the served publish, or with as_of the listing rows
+        -- computed for that day, materialized: given the filters, the planner
+        -- would run the function's joins once per row (as api.list_models).
+        execute format($q$
+            with l as %s (select * from %s)
+            select coalesce(array_agg(c.model_id order by c.k_blended, c.model_id), '{}')
+            from (
+                select l.model_id, l.k_blended
+                from l
+                where l.scope = 'any' and l.status = 'active' and l.modality = 'text'
+                  and l.input_usd is not null and l.output_usd is not null
+                order by l.k_blended, l.model_id
+                limit 10
+            ) as c
+        $q$, case when p_as_of is null then 'not materialized' else 'materialized' end,
+             case when p_as_of is null then 'pricing.model_listing' else 'api._listing_rows($1, $2)' end)
+        into v_ids
+        using v_day, v_served.as_of;
     end if;
 
     with chosen as (
@@ -42,7 +56,7 @@ begin
         from unnest(v_ids) with ordinality as x (id, n)
         left join lateral (
             select cp.channel, cp.last_verified_at
-            from api._channel_prices(v_served.day, array[x.id]) as cp
+            from api._channel_prices(v_day, array[x.id]) as cp
             where cp.reference_rank = 1 and cp.input_usd is not null and cp.output_usd is not null
         ) as c on true
     )
@@ -68,14 +82,15 @@ begin
         from pricing.prices as p
         where p.model_id = ch.id and p.channel = ch.channel
           and p.tier in ('standard', 'batch')
-          and p.valid_from <= v_served.day and (p.valid_to is null or p.valid_to > v_served.day)
+          and p.valid_from <= v_day and (p.valid_to is null or p.valid_to > v_day)
     ) as pr on true;
 
     if v_unpriced is not null then
         raise exception using
             errcode = 'PRNPD',
-            message = format('model %s has no standard input and output prices on any channel, so its '
-                             'cost cannot be estimated', v_unpriced),
+            message = format('model %s has no standard input and output prices on any channel%s, so its '
+                             'cost cannot be estimated', v_unpriced,
+                             case when p_as_of is not null then ' on ' || v_day end),
             detail = jsonb_build_object('model_id', v_unpriced, 'parameter', 'model_ids')::text,
             hint = 'leave it out of model_ids; GET /api/v1/models/' || v_unpriced
                    || '?include=pricing shows the prices it has';
@@ -85,7 +100,7 @@ begin
         'as_of', api._ts(v_served.as_of),
         'publish', v_served.id,
         'default_selection', p_ids is null,
-        'prices_as_of', v_served.day,
+        'prices_as_of', v_day,
         'models', coalesce(v_models, '[]'::jsonb));
 end
 $$;

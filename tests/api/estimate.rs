@@ -314,3 +314,64 @@ async fn unreadable_bodies_are_422_and_out_of_range_values_are_400() {
         assert_eq!(parsed["error"]["parameter"], parameter, "{body}");
     }
 }
+
+#[tokio::test]
+async fn as_of_prices_a_workload_on_a_past_day_from_the_bundled_data() {
+    let db = TestDb::new().await;
+    crate::helpers::publish_bundled(&db).await;
+    let app = crate::helpers::data_app(&db).await;
+    let estimate = |day: &'static str| {
+        let app = &app;
+        async move {
+            let body = json!({
+                "requests_per_month": 1000, "input_tokens_per_request": 1000,
+                "output_tokens_per_request": 1000, "model_ids": ["openai:o3"], "as_of": day,
+            });
+            app.post_json("/api/v1/estimate", &body.to_string())
+                .await
+                .expect(200)
+                .json()
+        }
+    };
+    // OpenAI cut o3 from 10 / 40 to 2 / 8 per 1M tokens on 2025-06-10.
+    for (day, input, output, cost) in [
+        ("2025-05-01", "10", "40", "50.000000"),
+        ("2025-07-01", "2", "8", "10.000000"),
+    ] {
+        let answer = estimate(day).await;
+        let data = &answer["data"];
+        assert_eq!(data["assumptions"]["prices_as_of"], day);
+        let row = &data["estimates"][0];
+        assert_eq!(row["channel"], "official", "{day}");
+        assert_eq!(row["applied_prices"]["input"], input, "{day}");
+        assert_eq!(row["applied_prices"]["output"], output, "{day}");
+        assert_eq!(row["cost_per_month"]["total"], cost, "{day}");
+    }
+
+    // A day before the model was sold: no price then, and the answer says which day.
+    let body = json!({"requests_per_month": 1, "preset": "chatbot", "model_ids": ["openai:o3"],
+                      "as_of": "2024-01-01"});
+    let reply = app.post_json("/api/v1/estimate", &body.to_string()).await;
+    assert_eq!(reply.error_code(), "NO_PRICE_DATA");
+    let message = reply.json()["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(message.contains("on 2024-01-01"), "{message}");
+
+    // Without model_ids, the cheapest active text models of that day, priced that day.
+    let body = json!({"requests_per_month": 1, "preset": "chatbot", "as_of": "2025-05-01"});
+    let answer = app
+        .post_json("/api/v1/estimate", &body.to_string())
+        .await
+        .expect(200)
+        .json();
+    assert_eq!(
+        answer["data"]["assumptions"]["model_selection"],
+        "cheapest_active_text"
+    );
+    assert_eq!(
+        answer["data"]["estimates"].as_array().map(Vec::len),
+        Some(10)
+    );
+}

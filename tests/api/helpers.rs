@@ -456,6 +456,20 @@ pub async fn data_app_with(db: &TestDb, options: AppOptions) -> TestApp {
     TestApp::spawn_with(&db.config, options).await
 }
 
+/// Publishes the bundled dataset (data/snapshot.json.gz) as of its own day, so
+/// that "current" means the data's day whenever the test runs.
+pub async fn publish_bundled(db: &TestDb) {
+    let snapshot =
+        Snapshot::from_bytes(publish::BUNDLED_SNAPSHOT).expect("bundled snapshot parses");
+    let options = Options {
+        at: Some(snapshot.generated_at),
+        ..Options::default()
+    };
+    publish::publish(&mut db.client().await, &snapshot, options)
+        .await
+        .expect("the bundled dataset publishes");
+}
+
 /// Percent-encodes one path segment or query value.
 pub fn enc(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()

@@ -9,14 +9,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use pricing::publish::snapshot::{CHANNELS, Snapshot};
-use pricing::publish::{self, BUNDLED_SNAPSHOT, Options};
+use pricing::publish::snapshot::CHANNELS;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::Value;
 use time::{Date, Duration, OffsetDateTime};
 
-use crate::helpers::{TestApp, TestDb, data_app, enc, fixture_bytes};
+use crate::helpers::{TestApp, TestDb, data_app, enc, fixture_bytes, publish_bundled};
 
 /// How far a published change may be dated from the provider's own date.
 const DATE_TOLERANCE_DAYS: i64 = 7;
@@ -373,16 +372,7 @@ async fn the_truth_table_holds_against_the_bundled_dataset() {
     );
 
     let db = TestDb::new().await;
-    let snapshot = Snapshot::from_bytes(BUNDLED_SNAPSHOT).expect("bundled snapshot parses");
-    // Published as of its own day, so that "current" means the data's day
-    // whenever the test runs.
-    let options = Options {
-        at: Some(snapshot.generated_at),
-        ..Options::default()
-    };
-    publish::publish(&mut db.client().await, &snapshot, options)
-        .await
-        .expect("the bundled dataset publishes");
+    publish_bundled(&db).await;
     let app = data_app(&db).await;
     let mut reader = Reader {
         app: &app,

@@ -14,8 +14,9 @@ use std::str::FromStr;
 use estimator::{ModelInput, Preset, Workload, WorkloadError, WorkloadField, estimate_models};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
+use time::Date;
 
-use super::params::check_model_id;
+use super::params::{DATE_MESSAGE, check_model_id, parse_date};
 use super::respond::{SCHEMA_VERSION, call_json};
 use super::state::AppState;
 use crate::error::{ApiError, ValidationItem, excerpt};
@@ -29,14 +30,15 @@ const FIELDS: &[&str] = &[
     "cache_hit_rate",
     "batch_share",
     "model_ids",
+    "as_of",
 ];
 const MAX_MODEL_IDS: usize = 10;
 
 /// The price rule, echoed in every estimate (sql/36_estimate_prices.sql).
-pub const PRICE_RULE: &str = "prices of the model's reference channel in effect on the day of \
-    the served publish: the official channel when it has standard input and output prices, else \
-    the channel with the lowest blended price (3 x input + output) / 4 among those with both; \
-    standard-tier input, output and cached-input prices, and batch-tier prices where published";
+pub const PRICE_RULE: &str = "prices of the model's reference channel in effect on \
+    prices_as_of (the day of the served publish, or the body's as_of): the official channel \
+    when it has standard input and output prices, else the channel with the lowest blended \
+    price (3 x input + output) / 4 among those with both; standard-tier input, output and cached-input prices, and batch-tier prices where published";
 
 /// The body, read and type-checked; ranges are the estimator's to check.
 #[derive(Debug, Default)]
@@ -48,6 +50,7 @@ struct Body {
     cache_hit_rate: Option<Decimal>,
     batch_share: Option<Decimal>,
     model_ids: Option<Vec<String>>,
+    as_of: Option<Date>,
 }
 
 /// A JSON integer: in range of u64, or out of it (negative or huge).
@@ -212,6 +215,17 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
             }
         }
     }
+    if let Some(v) = fields.get("as_of") {
+        match v.as_str().and_then(parse_date) {
+            Some(day) => body.as_of = Some(day),
+            None => errors.push(item(
+                &[json!("as_of")],
+                "date_parsing",
+                DATE_MESSAGE,
+                Some(v.clone()),
+            )),
+        }
+    }
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
@@ -309,16 +323,16 @@ pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, A
     let body = read_body(body)?;
     let resolved = workload(&body)?;
 
-    // The prices depend on the models asked for and the publish only.
+    // The prices depend on the models asked for, the day and the publish only.
     let result = state
         .cache()
         .value(
             "api.estimate_prices",
-            &json!(body.model_ids),
+            &json!([body.model_ids, body.as_of.map(|day| day.to_string())]),
             call_json(
                 state,
-                "select api.estimate_prices($1::text[])",
-                &[&body.model_ids],
+                "select api.estimate_prices($1::text[], $2::date)",
+                &[&body.model_ids, &body.as_of],
             ),
         )
         .await?;
@@ -391,6 +405,14 @@ mod tests {
                 r#"{"requests_per_month": 1, "preset": null}"#,
                 "string_type",
             ),
+            (
+                r#"{"requests_per_month": 1, "as_of": "2025-13-01"}"#,
+                "date_parsing",
+            ),
+            (
+                r#"{"requests_per_month": 1, "as_of": 20250501}"#,
+                "date_parsing",
+            ),
         ] {
             let err = read(body).expect_err(body);
             assert_eq!(err.code(), ErrorCode::ValidationFailed, "{body}");
@@ -450,5 +472,15 @@ mod tests {
             read(r#"{"requests_per_month": 7, "preset": "chatbot", "cache_hit_rate": 0.333}"#)
                 .expect("valid");
         assert_eq!(body.cache_hit_rate, Some(Decimal::new(333, 3)));
+    }
+
+    #[test]
+    fn as_of_is_read_as_a_calendar_day() {
+        let body = read(r#"{"requests_per_month": 7, "preset": "chatbot", "as_of": "2025-05-01"}"#)
+            .expect("valid");
+        assert_eq!(
+            body.as_of,
+            Some(Date::from_calendar_date(2025, time::Month::May, 1).expect("a day"))
+        );
     }
 }

@@ -222,16 +222,9 @@ impl Query {
         let Some(v) = self.raw(name) else {
             return Ok(None);
         };
-        Date::parse(v, format_description!("[year]-[month]-[day]"))
+        parse_date(v)
             .map(Some)
-            .map_err(|_| {
-                unparsable(
-                    name,
-                    v,
-                    "date_parsing",
-                    "Input should be a valid date in the format YYYY-MM-DD",
-                )
-            })
+            .ok_or_else(|| unparsable(name, v, "date_parsing", DATE_MESSAGE))
     }
 
     /// A non-negative decimal string such as `2.5`.
@@ -360,6 +353,14 @@ fn unknown_parameter(name: &str, allowed: &[&str]) -> ApiError {
     )
     .with("parameter", json!(name))
     .with("allowed", json!(known))
+}
+
+/// What a date that cannot be read is told, in a query or a body.
+pub const DATE_MESSAGE: &str = "Input should be a valid date in the format YYYY-MM-DD";
+
+/// A calendar date as the API writes one, `YYYY-MM-DD`.
+pub fn parse_date(v: &str) -> Option<Date> {
+    Date::parse(v, format_description!("[year]-[month]-[day]")).ok()
 }
 
 fn unparsable(name: &str, value: &str, kind: &'static str, msg: &str) -> ApiError {
