@@ -998,11 +998,16 @@ class Builder:
                 self.listed_now.add(ent)        # a source lists a current price: must be served
             for st, srcs in zip(steps, self.step_sources(steps, s)):
                 st.srcs = set(srcs)
+            shown = {}
             if ch == "official" and tier == "standard":
-                steps, moved = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
+                steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
                 for rule, dropped in moved:
                     self.quarantine(key, rule, dropped)
-            steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"))
+            steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),
+                                           dated={k for k, page in shown.items() if page.dated})
+            # the evidence gate last: the screens above name the cause of the moves they restate
+            steps, restated = screen.unevidenced_moves(steps, shown)
+            removed += [(screen.UNEVIDENCED, restated)] if restated else []
             for rule, dropped in removed:
                 self.quarantine(key, rule, dropped)
             s["steps"] = steps
