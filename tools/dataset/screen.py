@@ -7,7 +7,7 @@ example each, are in docs/publishing.md ("Screens"). Standard library only.
 """
 from decimal import Decimal
 
-from series import Shown, Step, days_between, finalize, next_day
+from series import Step, days_between, finalize, next_day
 
 UNDO_DAYS = 60          # a move undone within this many days is a correction, not two events
 UNDO_TOLERANCE = Decimal("0.05")  # a return within 5% of the figure before the move undoes it (0.68 -> 1.36 -> 0.7)
@@ -26,7 +26,7 @@ AFTER_SHUTDOWN = "priced after the channel's shutdown date"
 LEDGER_CORRECTION = "llmledger correction flag (likely correction or unit fix): applied retroactively"
 LEDGER_REVERTED = "llmledger reverted flag: undone within 30 days"
 ROUTING = "aggregator routing change shown by one source: restated, not an event"
-UNEVIDENCED = "move no provider page dates: restated as a source correction, not an event"
+UNEVIDENCED = "move no provider page dates: restated as a source correction, or its day left unknown, not an event"
 LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
 ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
@@ -142,15 +142,14 @@ def restated_limits(steps):
     return finalize(out), removed
 
 
-def restated_moves(steps, backed, shown=None):
+def restated_moves(steps, backed, known=None):
     """Every move `backed(before, after)` rejects is restated: the newer figure over the one before
     it, from that one's date, with its own sources (no event is made of it, and the current price
-    stays the newest figure), repeated while the move now left is still rejected. A figure the
-    provider's own page shows (`shown`, see evidence.apply_prices) is not restated: its days after
-    the last one a page shows it are made unknown (a `None` step, which ends it with no price and
-    makes the next figure no change of it) and the newer figure stays from its own date.
-    Returns (steps, the source figures no longer in them as given)."""
-    shown = dict(shown or {})
+    stays the newest figure), repeated while the move now left is still rejected. Where
+    `known(before, after)` gives the last day the earlier figure is known to be in effect, the
+    earlier figure is kept instead: its days after that one are made unknown (a `None` step, which
+    ends it with no price and makes the newer figure no change of it) and the newer figure stays
+    from its own date. Returns (steps, the source figures no longer in them as given)."""
     out = []
     for st in steps:
         out.append(st)
@@ -158,16 +157,11 @@ def restated_moves(steps, backed, shown=None):
                and not backed(out[-2], out[-1])):
             last = out.pop()
             prev = out[-1]
-            page = shown.get((prev.date, prev.value))
-            if page is not None:
-                out.append(Step(next_day(page.through), None))
-                out.append(last)
+            until = known(prev, last) if known else None
+            if until is not None and next_day(until) < last.date:
+                out += [Step(next_day(until), None), last]
                 break
             out[-1] = Step(prev.date, last.value, "obs", prev.exact, prev.lo, last.genai, last.srcs)
-            page = shown.get((last.date, last.value))
-            if page is not None:
-                # the restated figure is still the one the page shows, up to the same day
-                shown[(prev.date, last.value)] = Shown(page.through, False)
     out = finalize(out)
     kept = {(st.date, st.value) for st in out}
     return out, [st for st in steps if (st.date, st.value) not in kept]
@@ -179,15 +173,33 @@ def routing_changes(steps):
     return restated_moves(steps, lambda _before, after: len(independent_sources(after.srcs)) >= 2)
 
 
-def unevidenced_moves(steps, shown):
+def unevidenced_moves(steps, shown, day_of=None):
     """The evidence gate: a move is a price change only where a provider's own page dates it
-    (`shown[(date, price)].dated`, see evidence.apply_prices); every other move is one the sources
-    alone show (most are edits of a source's file: a corrected figure, a renamed row), restated
-    as a source correction (restated_moves). Returns (steps, the source figures restated)."""
+    (`shown[(date, price)].dated`, see evidence.apply_prices). Every other move is no event:
+
+    - a move one lineage alone shows (litellm, or llmledger's history of it) is most often an edit
+      of that source's file (a corrected figure, a renamed row): restated as a source correction;
+    - a move two independent sources show, or away from a figure a provider's page shows, most
+      often happened, on a day no first-party page gives: the earlier figure is kept up to the
+      last day a page or a source release (`day_of`: "<source id> <version>" -> its day) shows it
+      in effect, the days from then until the newer figure are unknown.
+
+    Returns (steps, the source figures restated)."""
+    day_of = day_of or {}
+
     def dated(_before, after):
         page = shown.get((after.date, after.value))
         return page is not None and page.dated
-    return restated_moves(steps, dated, shown)
+
+    def known(before, after):
+        # a restated figure keeps what the pages show of it: same price, shown from a later day
+        pages = [page.through for (d, v), page in shown.items() if v == before.value and before.date <= d < after.date]
+        seen = [day_of[x] for x in before.srcs if x in day_of and before.date <= day_of[x] < after.date]
+        if pages or len(independent_sources(after.srcs)) >= 2:
+            return max(pages + seen + [before.date])
+        return None
+
+    return restated_moves(steps, dated, known)
 
 
 def is_premium(hi, lo):

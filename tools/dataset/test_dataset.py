@@ -356,15 +356,29 @@ class EvidenceGate(unittest.TestCase):
         self.assertEqual(prices(kept), [("2025-01-23", "2.19"), ("2025-09-05", "1.68"), ("2025-09-29", "0.42")])
         self.assertEqual(restated, [])
 
-    def test_a_move_only_the_sources_show_is_restated_as_a_correction(self):
-        # Groq's gpt-oss-20b input: 0.1 (2025-08-05), 0.075 from 2026-01-19 (genai-prices 0.2.3,
-        # litellm 1.81.5 on): two sources, no page of Groq's dates it; 0.075 stands from the start
-        s = steps(("2025-08-05", "0.1"), ("2026-01-19", "0.075"),
-                  srcs={"2025-08-05": {"litellm 1.74.12"}, "2026-01-19": {"genai-prices 0.2.3", "litellm 1.81.5"}})
+    def test_a_move_one_lineage_shows_is_restated_as_a_correction(self):
+        # Gemini 2.5 Flash native audio preview output on Google's API: 2.5 (2026-02-13), 2 from
+        # 2026-08-28 (litellm 1.100.5 on, and llmledger's history of litellm's file): one lineage,
+        # no page of Google's dates it; 2 stands from the start
+        s = steps(("2026-02-13", "2.5"), ("2026-08-28", "2"),
+                  srcs={"2026-02-13": {"litellm 1.95.1"}, "2026-08-28": {"litellm 1.100.5", "llmledger 0.2.0"}})
         kept, restated = self.gate(s)
-        self.assertEqual(prices(kept), [("2025-08-05", "0.075")])
-        self.assertEqual(kept[0].srcs, {"genai-prices 0.2.3", "litellm 1.81.5"})
-        self.assertEqual(prices(restated), [("2025-08-05", "0.1"), ("2026-01-19", "0.075")])
+        self.assertEqual(prices(kept), [("2026-02-13", "2")])
+        self.assertEqual(kept[0].srcs, {"litellm 1.100.5", "llmledger 0.2.0"})
+        self.assertEqual(prices(restated), [("2026-02-13", "2.5"), ("2026-08-28", "2")])
+
+    def test_a_move_two_sources_show_keeps_the_old_figure_up_to_its_last_release(self):
+        # Groq's gpt-oss-20b input: 0.1 from 2025-08-07, last shown by litellm 1.80.11
+        # (2025-12-22); 0.075 from 2026-01-19 (genai-prices 0.2.3 and litellm 1.81.5 on): two
+        # sources, no page of Groq's dates it: the days between are unknown, no event
+        s = steps(("2025-08-07", "0.1"), ("2026-01-19", "0.075"),
+                  srcs={"2025-08-07": {"litellm 1.76.1", "litellm 1.80.11"},
+                        "2026-01-19": {"genai-prices 0.2.3", "litellm 1.81.5"}})
+        days = {"litellm 1.76.1": "2025-08-30", "litellm 1.80.11": "2025-12-22", "litellm 1.81.5": "2026-01-29",
+                "genai-prices 0.2.3": "2026-11-12"}
+        kept, restated = screen.unevidenced_moves(s, {}, days)
+        self.assertEqual(prices(kept), [("2025-08-07", "0.1"), ("2025-12-23", None), ("2026-01-19", "0.075")])
+        self.assertEqual(restated, [])
 
     def test_a_figure_the_page_shows_is_not_restated_its_later_days_are_unknown(self):
         # deepseek-v4-flash input: 0.14 on DeepSeek's page 2026-04-26 .. 2026-05-22; litellm
