@@ -7,7 +7,7 @@ an independent source (`provider <notice id>` in a step's sources) and outranks 
 sources on what it states:
 
 - it dates a change: the source step that records the notice's figure late (the next step after
-  the notice's day) is moved to the day, and a source figure that is the notice's figure rounded
+  the notice's day) or early (a page stating the figure from its day) is moved to the day, and a source figure that is the notice's figure rounded
   to fewer decimals (DeepSeek's 0.56 recorded as 0.6) takes the notice's figure;
 - a notice that states a cut without figures (`cuts`: DeepSeek's "API price cut by more than 50%"
   of 2025-09-29) dates the sources' next move of the series after its day when that move is a
@@ -146,6 +146,11 @@ def apply_prices(steps, statements):
         hit = None
         if i is not None and steps[i].value is not None and Decimal(steps[i].value) == Decimal(figure):
             hit = steps[i]          # the sources already show the figure in effect that day
+            if (dated and hit.date < day and i > 0 and steps[i - 1].value is not None
+                    and days_between(hit.date, day) <= LATE_DAYS):
+                # ... from before the day the page says it applies from: recorded early
+                removed.append((REDATED, [Step(hit.date, hit.value, srcs=hit.srcs)]))
+                hit.date = day
         elif j < len(steps) and records(steps[j].value, figure) and days_between(day, steps[j].date) <= LATE_DAYS:
             hit = steps[j]          # the sources' next step is this change, recorded late or rounded
             removed.append((REDATED, [Step(hit.date, hit.value, srcs=hit.srcs)]))

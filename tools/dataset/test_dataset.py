@@ -285,8 +285,19 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertEqual(screen.independent_sources(got[1].srcs), {"litellm", "provider"})
         self.assertEqual([(rule, prices(xs)) for rule, xs in moved],
                          [(evidence.REDATED, [("2025-09-28", "0.6")]), (evidence.REDATED, [("2026-01-13", "0.28")])])
+        # DeepSeek's 2025-02-08 list shows 0.27 too; it opens this excerpt, so no move into it is dated
         self.assertEqual({k: v.dated for k, v in shown.items()},
-                         {("2025-09-05", "0.56"): True, ("2025-09-29", "0.28"): True})
+                         {("2025-02-07", "0.27"): False, ("2025-09-05", "0.56"): True, ("2025-09-29", "0.28"): True})
+
+    def test_an_early_record_takes_the_day_the_page_gives(self):
+        # llmledger dates litellm's edit of deepseek-chat's input 0.14 -> 0.27 on 2025-02-07;
+        # DeepSeek's page: the discount runs "until 2025-02-08 16:00 (UTC)", full price $0.27 after
+        got, moved, shown = evidence.apply_prices(
+            steps(("2024-05-07", "0.14"), ("2025-02-07", "0.27"), srcs={"2025-02-07": {"llmledger 0.2.0"}}),
+            self.STATEMENTS[("deepseek:deepseek-chat", "input")][:1])
+        self.assertEqual(prices(got), [("2024-05-07", "0.14"), ("2025-02-08", "0.27")])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.REDATED, [("2025-02-07", "0.27")])])
+        self.assertTrue(shown[("2025-02-08", "0.27")].dated)
 
     def test_a_stated_cut_dates_only_a_cut_of_its_size(self):
         # deepseek-chat cache hit: 0.07 on DeepSeek's 2025-09-05 list; litellm 1.77.5 lists 0.06
