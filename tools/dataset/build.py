@@ -1011,8 +1011,8 @@ class Builder:
             steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),
                                            dated={k for k, page in shown.items() if page.dated})
             # the evidence gate last: the screens above name the cause of the moves they restate
-            steps, restated = screen.unevidenced_moves(steps, shown, self.source_days)
-            removed += [(screen.UNEVIDENCED, restated)] if restated else []
+            steps, gated = screen.unevidenced_moves(steps, shown, self.source_days)
+            removed += gated
             for rule, dropped in removed:
                 self.quarantine(key, rule, dropped)
             s["steps"] = steps

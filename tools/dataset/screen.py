@@ -26,7 +26,8 @@ AFTER_SHUTDOWN = "priced after the channel's shutdown date"
 LEDGER_CORRECTION = "llmledger correction flag (likely correction or unit fix): applied retroactively"
 LEDGER_REVERTED = "llmledger reverted flag: undone within 30 days"
 ROUTING = "aggregator routing change shown by one source: restated, not an event"
-UNEVIDENCED = "move no provider page dates: restated as a source correction, or its day left unknown, not an event"
+UNEVIDENCED = "move one lineage shows and no provider page dates: restated as a source correction, not an event"
+UNDATED = "move two sources show and no provider page dates: its day left unknown, not an event"
 LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
 ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
@@ -149,8 +150,9 @@ def restated_moves(steps, backed, known=None):
     `known(before, after)` gives the last day the earlier figure is known to be in effect, the
     earlier figure is kept instead: its days after that one are made unknown (a `None` step, which
     ends it with no price and makes the newer figure no change of it) and the newer figure stays
-    from its own date. Returns (steps, the source figures no longer in them as given)."""
-    out = []
+    from its own date. Returns (steps, the source figures no longer in them as given, the newer
+    figures of the moves whose day was left unknown)."""
+    out, unknown = [], []
     for st in steps:
         out.append(st)
         while (len(out) > 1 and None not in (out[-2].value, out[-1].value) and out[-1].value != out[-2].value
@@ -160,17 +162,19 @@ def restated_moves(steps, backed, known=None):
             until = known(prev, last) if known else None
             if until is not None and next_day(until) < last.date:
                 out += [Step(next_day(until), None), last]
+                unknown.append(Step(last.date, last.value, srcs=last.srcs))
                 break
             out[-1] = Step(prev.date, last.value, "obs", prev.exact, prev.lo, last.genai, last.srcs)
     out = finalize(out)
     kept = {(st.date, st.value) for st in out}
-    return out, [st for st in steps if (st.date, st.value) not in kept]
+    return out, [st for st in steps if (st.date, st.value) not in kept], unknown
 
 
 def routing_changes(steps):
     """On an aggregator channel, a move that one independent source alone shows is a change of
     the provider the aggregator routes to, not a price change: restated (restated_moves)."""
-    return restated_moves(steps, lambda _before, after: len(independent_sources(after.srcs)) >= 2)
+    out, restated, _unknown = restated_moves(steps, lambda _before, after: len(independent_sources(after.srcs)) >= 2)
+    return out, restated
 
 
 def unevidenced_moves(steps, shown, day_of=None):
@@ -184,7 +188,8 @@ def unevidenced_moves(steps, shown, day_of=None):
       last day a page or a source release (`day_of`: "<source id> <version>" -> its day) shows it
       in effect, the days from then until the newer figure are unknown.
 
-    Returns (steps, the source figures restated)."""
+    Returns (steps, [(rule, steps)]: the source figures restated, and the newer figures of the
+    moves whose day was left unknown)."""
     day_of = day_of or {}
 
     def dated(_before, after):
@@ -199,7 +204,8 @@ def unevidenced_moves(steps, shown, day_of=None):
             return max(pages + seen + [before.date])
         return None
 
-    return restated_moves(steps, dated, known)
+    out, restated, unknown = restated_moves(steps, dated, known)
+    return out, [(rule, xs) for rule, xs in ((UNEVIDENCED, restated), (UNDATED, unknown)) if xs]
 
 
 def is_premium(hi, lo):

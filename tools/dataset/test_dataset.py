@@ -362,10 +362,10 @@ class EvidenceGate(unittest.TestCase):
         # deepseek-reasoner output: 2.19 (litellm 1.59.12), 1.7 (litellm 1.77.5, 2025-09-28),
         # 0.42 (litellm 1.81.5, 2026-01-13); DeepSeek dates 1.68 from 2025-09-05 and a cut of
         # more than 50% on 2025-09-29
-        kept, restated = self.gate(steps(("2025-01-23", "2.19"), ("2025-09-28", "1.7"), ("2026-01-13", "0.42")),
-                                   self.STATEMENTS[("deepseek:deepseek-reasoner", "output")])
+        kept, gated = self.gate(steps(("2025-01-23", "2.19"), ("2025-09-28", "1.7"), ("2026-01-13", "0.42")),
+                                self.STATEMENTS[("deepseek:deepseek-reasoner", "output")])
         self.assertEqual(prices(kept), [("2025-01-23", "2.19"), ("2025-09-05", "1.68"), ("2025-09-29", "0.42")])
-        self.assertEqual(restated, [])
+        self.assertEqual(gated, [])
 
     def test_a_move_one_lineage_shows_is_restated_as_a_correction(self):
         # Gemini 2.5 Flash native audio preview output on Google's API: 2.5 (2026-02-13), 2 from
@@ -373,10 +373,11 @@ class EvidenceGate(unittest.TestCase):
         # no page of Google's dates it; 2 stands from the start
         s = steps(("2026-02-13", "2.5"), ("2026-08-28", "2"),
                   srcs={"2026-02-13": {"litellm 1.95.1"}, "2026-08-28": {"litellm 1.100.5", "llmledger 0.2.0"}})
-        kept, restated = self.gate(s)
+        kept, gated = self.gate(s)
         self.assertEqual(prices(kept), [("2026-02-13", "2")])
         self.assertEqual(kept[0].srcs, {"litellm 1.100.5", "llmledger 0.2.0"})
-        self.assertEqual(prices(restated), [("2026-02-13", "2.5"), ("2026-08-28", "2")])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in gated],
+                         [(screen.UNEVIDENCED, [("2026-02-13", "2.5"), ("2026-08-28", "2")])])
 
     def test_a_move_two_sources_show_keeps_the_old_figure_up_to_its_last_release(self):
         # Groq's gpt-oss-20b input: 0.1 from 2025-08-07, last shown by litellm 1.80.11
@@ -387,18 +388,18 @@ class EvidenceGate(unittest.TestCase):
                         "2026-01-19": {"genai-prices 0.2.3", "litellm 1.81.5"}})
         days = {"litellm 1.76.1": "2025-08-30", "litellm 1.80.11": "2025-12-22", "litellm 1.81.5": "2026-01-29",
                 "genai-prices 0.2.3": "2026-11-12"}
-        kept, restated = screen.unevidenced_moves(s, {}, days)
+        kept, gated = screen.unevidenced_moves(s, {}, days)
         self.assertEqual(prices(kept), [("2025-08-07", "0.1"), ("2025-12-23", None), ("2026-01-19", "0.075")])
-        self.assertEqual(restated, [])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in gated], [(screen.UNDATED, [("2026-01-19", "0.075")])])
 
     def test_a_figure_the_page_shows_is_not_restated_its_later_days_are_unknown(self):
         # deepseek-v4-flash input: 0.14 on DeepSeek's page 2026-04-26 .. 2026-05-22; litellm
         # 1.100.5's 0.44 (2026-08-21) no page dates: 0.14 is not overwritten, the days after the
         # last copy are unknown and 0.44 is no change of 0.14
-        kept, restated = self.gate(steps(("2026-06-21", "0.14"), ("2026-08-21", "0.44")),
-                                   self.STATEMENTS[("deepseek:deepseek-v4-flash", "input")])
+        kept, gated = self.gate(steps(("2026-06-21", "0.14"), ("2026-08-21", "0.44")),
+                                self.STATEMENTS[("deepseek:deepseek-v4-flash", "input")])
         self.assertEqual(prices(kept), [("2026-04-26", "0.14"), ("2026-05-23", None), ("2026-08-21", "0.44")])
-        self.assertEqual(restated, [])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in gated], [(screen.UNDATED, [("2026-08-21", "0.44")])])
 
 
 class Lifecycle(unittest.TestCase):
