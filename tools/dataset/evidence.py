@@ -7,13 +7,23 @@ an independent source (`provider <notice id>` in a step's sources) and outranks 
 sources on what it states:
 
 - it dates a change: the source step that records the notice's figure late (the next step after
-  the notice's day) is moved to the day, and a source figure that is the notice's figure rounded
+  the notice's day) or early (a page stating the figure from its day) is moved to the day, and a source figure that is the notice's figure rounded
   to fewer decimals (DeepSeek's 0.56 recorded as 0.6) takes the notice's figure;
+- a notice that states a cut without figures (`cuts`: DeepSeek's "API price cut by more than 50%"
+  of 2025-09-29) dates the sources' next move of the series after its day when that move is a
+  cut of at least the stated size: the figures are the sources', the day is the provider's; a cut
+  of a price list the provider stated (`of`: DeepSeek's change log lists no change between its
+  2025-09-05 list and the 2025-09-29 cut) shows that list in effect until the day before;
 - it corroborates the step in effect on its day when that step already shows its figure;
 - it contradicts: a source step moving away from the notice's figure on a day the page shows that
   figure still in effect (after `effective`, up to `through`) is not an offer and is left out;
 - a deprecation notice sets the model's deprecation date (the announcement day) and the official
   channel's shutdown day.
+
+Only a price the page states from a given day (`dated` in the notice, or a cut it dates) makes the
+move into it a change the provider dates; a page that merely shows a price in effect on the day it
+was read confirms that price, not when it began. `apply_prices` returns which steps are which, for
+the evidence gate (screen.unevidenced_moves).
 
 Everything moved or left out is returned with its rule for the quarantine report
 (docs/publishing.md "Screens"). Standard library only.
@@ -23,7 +33,7 @@ from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
-from series import Step, days_between, finalize
+from series import Shown, Step, days_between, finalize, prev_day
 
 PATH = Path(__file__).resolve().parent / "announcements.json"
 SOURCE_ID = "provider"
@@ -43,7 +53,7 @@ def known_by(notices, day):
     """The notices as they stood on `day` (a build as of a past day knows no later notice)."""
     out = []
     for n in notices:
-        if "prices" in n and n["effective"] <= day:
+        if ("prices" in n or "cuts" in n) and n["effective"] <= day:
             out.append(dict(n, through=min(n["through"], day)))
         elif "deprecations" in n:
             deps = [d for d in n["deprecations"] if d["announced"] <= day]
@@ -63,12 +73,20 @@ def source_of(notice):
 
 
 def price_statements(notices):
-    """(model id, component) -> [(effective, through, price, source)], oldest first."""
+    """(model id, component) -> [(effective, through, price, source, dated)], oldest first; `price`
+    is a figure, or for a stated cut ("cuts") the factor the new price is at most of the old."""
     out = defaultdict(list)
+    # a cut of a stated price list (`of`) shows that list in effect until the day before the cut
+    until = {n["of"]: prev_day(n["effective"]) for n in notices if n.get("of")}
     for n in notices:
+        through = max(n.get("through", ""), until.get(n["id"], ""))
         for p in n.get("prices", ()):
-            out[(p["model"], p["component"])].append((n["effective"], n["through"], p["price"], source_of(n)))
-    return {k: sorted(v) for k, v in out.items()}
+            out[(p["model"], p["component"])].append(
+                (n["effective"], through, p["price"], source_of(n), bool(p.get("dated"))))
+        for c in n.get("cuts", ()):
+            out[(c["model"], c["component"])].append(
+                (n["effective"], n["through"], None, source_of(n), Decimal(1) - Decimal(n["cut_at_least"])))
+    return {k: sorted(v, key=lambda x: x[:2]) for k, v in out.items()}
 
 
 def deprecations(notices):
@@ -92,27 +110,60 @@ def records(value, figure):
     return v != 0 and exp < 0 and f.as_tuple().exponent < exp and f.quantize(Decimal(1).scaleb(exp)) == v
 
 
+def apply_cut(steps, day, at_most, src):
+    """A stated cut of `day`: the sources' next move after the day, when the new price is at most
+    `at_most` x the one in effect on the day, is that cut (recorded late), moved to the day.
+    Returns the moved step, or None."""
+    i = max((k for k, s in enumerate(steps) if s.date <= day), default=None)
+    if i is None or i + 1 >= len(steps) or None in (steps[i].value, steps[i + 1].value):
+        return None
+    nxt = steps[i + 1]
+    if Decimal(nxt.value) > Decimal(steps[i].value) * at_most:
+        return None
+    nxt.srcs = set(nxt.srcs) | {src}
+    return nxt
+
+
 def apply_prices(steps, statements):
     """Apply a series' first-party price statements (see the module doc).
-    Returns (steps, [(rule, [removed or moved source steps])])."""
+    Returns (steps, [(rule, [removed or moved source steps])], {(date, price): Shown} of the steps
+    the provider's pages show)."""
     steps = [Step(s.date, s.value, s.kind, s.exact, s.lo, s.genai, s.srcs) for s in steps]
     removed = []
-    for day, through, figure, src in statements:
+    shown = {}
+    for day, through, figure, src, dated in statements:
+        if figure is None:
+            hit = apply_cut(steps, day, dated, src)
+            if hit is not None:
+                if hit.date != day:
+                    removed.append((REDATED, [Step(hit.date, hit.value, srcs=hit.srcs)]))
+                    hit.date = day
+                shown[(hit.date, hit.value)] = Shown(through, True)
+            steps = finalize(steps)
+            continue
         i = max((k for k, s in enumerate(steps) if s.date <= day), default=None)
         j = 0 if i is None else i + 1
         hit = None
         if i is not None and steps[i].value is not None and Decimal(steps[i].value) == Decimal(figure):
             hit = steps[i]          # the sources already show the figure in effect that day
+            if (dated and hit.date < day and i > 0 and steps[i - 1].value is not None
+                    and days_between(hit.date, day) <= LATE_DAYS):
+                # ... from before the day the page says it applies from: recorded early
+                removed.append((REDATED, [Step(hit.date, hit.value, srcs=hit.srcs)]))
+                hit.date = day
         elif j < len(steps) and records(steps[j].value, figure) and days_between(day, steps[j].date) <= LATE_DAYS:
             hit = steps[j]          # the sources' next step is this change, recorded late or rounded
             removed.append((REDATED, [Step(hit.date, hit.value, srcs=hit.srcs)]))
             hit.date, hit.value = day, figure
         if hit is not None:
             hit.srcs = set(hit.srcs) | {src}
+            was = shown.get((hit.date, hit.value))
+            shown[(hit.date, hit.value)] = Shown(max(through, was.through) if was else through,
+                                                 (dated and hit.date == day) or bool(was and was.dated))
         late = [s for s in steps
                 if day < s.date <= through and s.value is not None and Decimal(s.value) != Decimal(figure)]
         if late:
             removed.append((CONTRADICTED, late))
             steps = [s for s in steps if s not in late]
         steps = finalize(steps)
-    return steps, removed
+    return steps, removed, shown

@@ -7,7 +7,7 @@ example each, are in docs/publishing.md ("Screens"). Standard library only.
 """
 from decimal import Decimal
 
-from series import Step, days_between, finalize
+from series import Step, days_between, finalize, next_day
 
 UNDO_DAYS = 60          # a move undone within this many days is a correction, not two events
 UNDO_TOLERANCE = Decimal("0.05")  # a return within 5% of the figure before the move undoes it (0.68 -> 1.36 -> 0.7)
@@ -26,6 +26,8 @@ AFTER_SHUTDOWN = "priced after the channel's shutdown date"
 LEDGER_CORRECTION = "llmledger correction flag (likely correction or unit fix): applied retroactively"
 LEDGER_REVERTED = "llmledger reverted flag: undone within 30 days"
 ROUTING = "aggregator routing change shown by one source: restated, not an event"
+UNEVIDENCED = "move one lineage shows and no provider page dates: restated as a source correction, not an event"
+UNDATED = "move two sources show and no provider page dates: its day left unknown, not an event"
 LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
 ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
@@ -58,7 +60,7 @@ def returns_to(a, c):
     return a == c or abs(Decimal(c) - Decimal(a)) <= UNDO_TOLERANCE * Decimal(a)
 
 
-def undone_moves(steps):
+def undone_moves(steps, dated=frozenset()):
     """A -> B -> A with the return within UNDO_DAYS: B never was the price. A return within 5% of
     A (A -> B -> A', A' a rounded A) undoes the move too; A' is restated over A from A's date (the
     newer statement of the same price), so no small step is left behind. Returns (steps, removed)."""
@@ -69,7 +71,9 @@ def undone_moves(steps):
         a, b, c = steps[i - 1], steps[i], steps[i + 1]
         if (None not in (a.value, b.value)
                 and (c.value == a.value or (not returns_to(a.value, b.value) and returns_to(a.value, c.value)))
-                and days_between(b.date, c.date) <= UNDO_DAYS):
+                and days_between(b.date, c.date) <= UNDO_DAYS
+                # a move the provider dates happened, however soon another follows
+                and not dated & {(b.date, b.value), (c.date, c.value)}):
             removed += [b, c]
             a.value = c.value
             a.srcs |= c.srcs
@@ -139,25 +143,69 @@ def restated_limits(steps):
     return finalize(out), removed
 
 
-def routing_changes(steps):
-    """On an aggregator channel, a move that one independent source alone shows is a change of
-    the provider the aggregator routes to, not a price change: the newer figure is restated over
-    the one before it (from that one's date, with its own sources), so no event is made of it and
-    the current price stays the newest figure. Returns (steps, the source figures no longer in
-    them as given)."""
-    out = []
+def restated_moves(steps, backed, known=None):
+    """Every move `backed(before, after)` rejects is restated: the newer figure over the one before
+    it, from that one's date, with its own sources (no event is made of it, and the current price
+    stays the newest figure), repeated while the move now left is still rejected. Where
+    `known(before, after)` gives the last day the earlier figure is known to be in effect, the
+    earlier figure is kept instead: its days after that one are made unknown (a `None` step, which
+    ends it with no price and makes the newer figure no change of it) and the newer figure stays
+    from its own date. Returns (steps, the source figures no longer in them as given, the newer
+    figures of the moves whose day was left unknown)."""
+    out, unknown = [], []
     for st in steps:
         out.append(st)
-        # repeated: the restated figure, with only its own sources, may now be a one-source move
-        # from the figure before
         while (len(out) > 1 and None not in (out[-2].value, out[-1].value) and out[-1].value != out[-2].value
-               and len(independent_sources(out[-1].srcs)) < 2):
+               and not backed(out[-2], out[-1])):
             last = out.pop()
             prev = out[-1]
+            until = known(prev, last) if known else None
+            if until is not None and next_day(until) < last.date:
+                out += [Step(next_day(until), None), last]
+                unknown.append(Step(last.date, last.value, srcs=last.srcs))
+                break
             out[-1] = Step(prev.date, last.value, "obs", prev.exact, prev.lo, last.genai, last.srcs)
     out = finalize(out)
     kept = {(st.date, st.value) for st in out}
-    return out, [st for st in steps if (st.date, st.value) not in kept]
+    return out, [st for st in steps if (st.date, st.value) not in kept], unknown
+
+
+def routing_changes(steps):
+    """On an aggregator channel, a move that one independent source alone shows is a change of
+    the provider the aggregator routes to, not a price change: restated (restated_moves)."""
+    out, restated, _unknown = restated_moves(steps, lambda _before, after: len(independent_sources(after.srcs)) >= 2)
+    return out, restated
+
+
+def unevidenced_moves(steps, shown, day_of=None):
+    """The evidence gate: a move is a price change only where a provider's own page dates it
+    (`shown[(date, price)].dated`, see evidence.apply_prices). Every other move is no event:
+
+    - a move one lineage alone shows (litellm, or llmledger's history of it) is most often an edit
+      of that source's file (a corrected figure, a renamed row): restated as a source correction;
+    - a move two independent sources show, or away from a figure a provider's page shows, most
+      often happened, on a day no first-party page gives: the earlier figure is kept up to the
+      last day a page or a source release (`day_of`: "<source id> <version>" -> its day) shows it
+      in effect, the days from then until the newer figure are unknown.
+
+    Returns (steps, [(rule, steps)]: the source figures restated, and the newer figures of the
+    moves whose day was left unknown)."""
+    day_of = day_of or {}
+
+    def dated(_before, after):
+        page = shown.get((after.date, after.value))
+        return page is not None and page.dated
+
+    def known(before, after):
+        # a restated figure keeps what the pages show of it: same price, shown from a later day
+        pages = [page.through for (d, v), page in shown.items() if v == before.value and before.date <= d < after.date]
+        seen = [day_of[x] for x in before.srcs if x in day_of and before.date <= day_of[x] < after.date]
+        if pages or len(independent_sources(after.srcs)) >= 2:
+            return max(pages + seen + [before.date])
+        return None
+
+    out, restated, unknown = restated_moves(steps, dated, known)
+    return out, [(rule, xs) for rule, xs in ((UNEVIDENCED, restated), (UNDATED, unknown)) if xs]
 
 
 def is_premium(hi, lo):
@@ -216,7 +264,7 @@ def alias_moves(steps):
     return out, [st for st in steps if (st.date, st.value) not in kept]
 
 
-def screen(steps, channel, alias=False):
+def screen(steps, channel, alias=False, dated=frozenset()):
     """All value rules in order: regional rows on a channel with regions, routing changes on an
     aggregator, alias moves on a `-latest` series, then undone moves (a glitch that came back is
     not a big move), then big moves. Returns (steps, [(rule, removed steps)])."""
@@ -230,7 +278,7 @@ def screen(steps, channel, alias=False):
     if alias:
         steps, moved = alias_moves(steps)
         removed += [(ALIAS_MOVED, moved)] if moved else []
-    steps, undone = undone_moves(steps)
+    steps, undone = undone_moves(steps, dated)
     removed += [(UNDONE, undone)] if undone else []
     steps, big = big_moves(steps)
     return steps, removed + big

@@ -10,6 +10,14 @@ def days_between(a: str, b: str) -> int:
     return (dt.date.fromisoformat(b) - dt.date.fromisoformat(a)).days
 
 
+def next_day(day: str) -> str:
+    return (dt.date.fromisoformat(day) + dt.timedelta(days=1)).isoformat()
+
+
+def prev_day(day: str) -> str:
+    return (dt.date.fromisoformat(day) - dt.timedelta(days=1)).isoformat()
+
+
 class Step:
     __slots__ = ("date", "value", "kind", "exact", "lo", "genai", "srcs")
 
@@ -48,6 +56,18 @@ def finalize(steps):
     while merged and merged[0].value is None:
         merged.pop(0)
     return merged
+
+
+class Shown:
+    """What first-party evidence says of a step: the last day a provider's page shows its figure
+    in effect (`through`), and whether a page dates the move into it (`dated`)."""
+    __slots__ = ("through", "dated")
+
+    def __init__(self, through, dated):
+        self.through, self.dated = through, dated
+
+    def __repr__(self):
+        return f"Shown({self.through},{'dated' if self.dated else 'shown'})"
 
 
 def value_at(steps, day):

@@ -8,6 +8,7 @@ release are named in each test). Standard library only.
 import sys
 import unittest
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -276,24 +277,55 @@ class FirstPartyNotices(unittest.TestCase):
         # litellm 1.77.5 first shows deepseek-chat's input at 0.6 (2025-09-28); DeepSeek's page:
         # $0.56 from 2025-09-05
         srcs = {"2025-02-07": {"litellm 1.61.20"}, "2025-09-28": {"litellm 1.77.5"}, "2026-01-13": {"litellm 1.81.5"}}
-        got, moved = evidence.apply_prices(steps(("2025-02-07", "0.27"), ("2025-09-28", "0.6"), ("2026-01-13", "0.28"),
-                                                 srcs=srcs),
-                                           self.STATEMENTS[("deepseek:deepseek-chat", "input")])
-        self.assertEqual(prices(got), [("2025-02-07", "0.27"), ("2025-09-05", "0.56"), ("2026-01-13", "0.28")])
+        got, moved, shown = evidence.apply_prices(
+            steps(("2025-02-07", "0.27"), ("2025-09-28", "0.6"), ("2026-01-13", "0.28"), srcs=srcs),
+            self.STATEMENTS[("deepseek:deepseek-chat", "input")])
+        # litellm 1.81.5's 0.28 is DeepSeek's cut of 2025-09-29 ("API price cut by more than 50%")
+        self.assertEqual(prices(got), [("2025-02-07", "0.27"), ("2025-09-05", "0.56"), ("2025-09-29", "0.28")])
         self.assertEqual(screen.independent_sources(got[1].srcs), {"litellm", "provider"})
-        self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.REDATED, [("2025-09-28", "0.6")])])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in moved],
+                         [(evidence.REDATED, [("2025-09-28", "0.6")]), (evidence.REDATED, [("2026-01-13", "0.28")])])
+        # DeepSeek's 2025-02-08 list shows 0.27 too; it opens this excerpt, so no move into it is dated
+        self.assertEqual({k: v.dated for k, v in shown.items()},
+                         {("2025-02-07", "0.27"): False, ("2025-09-05", "0.56"): True, ("2025-09-29", "0.28"): True})
+
+    def test_an_early_record_takes_the_day_the_page_gives(self):
+        # llmledger dates litellm's edit of deepseek-chat's input 0.14 -> 0.27 on 2025-02-07;
+        # DeepSeek's page: the discount runs "until 2025-02-08 16:00 (UTC)", full price $0.27 after
+        got, moved, shown = evidence.apply_prices(
+            steps(("2024-05-07", "0.14"), ("2025-02-07", "0.27"), srcs={"2025-02-07": {"llmledger 0.2.0"}}),
+            self.STATEMENTS[("deepseek:deepseek-chat", "input")][:1])
+        self.assertEqual(prices(got), [("2024-05-07", "0.14"), ("2025-02-08", "0.27")])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.REDATED, [("2025-02-07", "0.27")])])
+        self.assertTrue(shown[("2025-02-08", "0.27")].dated)
+
+    def test_a_stated_cut_dates_only_a_cut_of_its_size(self):
+        # deepseek-chat cache hit: 0.07 on DeepSeek's 2025-09-05 list; litellm 1.77.5 lists 0.06
+        # on 2025-09-28, a day DeepSeek's list was in effect (its change log lists no change
+        # until the cut of 2025-09-29); litellm 1.81.5's 0.028 is the cut, 0.4x the 0.07
+        srcs = {"2025-02-07": {"litellm 1.61.20"}, "2025-09-28": {"litellm 1.77.5"}, "2026-01-13": {"litellm 1.81.5"}}
+        got, moved, _ = evidence.apply_prices(
+            steps(("2025-02-07", "0.07"), ("2025-09-28", "0.06"), ("2026-01-13", "0.028"), srcs=srcs),
+            self.STATEMENTS[("deepseek:deepseek-chat", "cached_input")])
+        self.assertEqual(prices(got), [("2025-02-07", "0.07"), ("2025-09-29", "0.028")])
+        self.assertEqual([rule for rule, _xs in moved], [evidence.CONTRADICTED, evidence.REDATED])
+        # a move of less than half is not the cut the page states
+        got, _, shown = evidence.apply_prices(steps(("2025-09-05", "0.56"), ("2026-01-13", "0.3")),
+                                              [("2025-09-29", "2025-09-29", None, "provider x", Decimal("0.5"))])
+        self.assertEqual(prices(got), [("2025-09-05", "0.56"), ("2026-01-13", "0.3")])
+        self.assertEqual(shown, {})
 
     def test_a_series_litellm_starts_late_starts_on_the_providers_page(self):
         # deepseek-v4-flash output: 0.28 first in litellm 1.91.5 (2026-06-21); DeepSeek's page
         # shows it on 2026-04-26; litellm 1.100.5's 1.32 (2026-08-21) is after every copy read
-        got, _ = evidence.apply_prices(steps(("2026-06-21", "0.28"), ("2026-08-21", "1.32")),
+        got, _, _ = evidence.apply_prices(steps(("2026-06-21", "0.28"), ("2026-08-21", "1.32")),
                                        self.STATEMENTS[("deepseek:deepseek-v4-flash", "output")])
         self.assertEqual(prices(got), [("2026-04-26", "0.28"), ("2026-08-21", "1.32")])
 
     def test_a_move_on_a_day_the_page_shows_the_old_figure_is_left_out(self):
         # litellm 1.100.5's 0.44 for deepseek-v4-flash input, had it been dated inside the days
         # DeepSeek's page is read to show 0.14 (2026-04-26 .. 2026-05-22)
-        got, moved = evidence.apply_prices(steps(("2026-04-26", "0.14"), ("2026-05-01", "0.44"), ("2026-09-13", "0.3")),
+        got, moved, _ = evidence.apply_prices(steps(("2026-04-26", "0.14"), ("2026-05-01", "0.44"), ("2026-09-13", "0.3")),
                                            self.STATEMENTS[("deepseek:deepseek-v4-flash", "input")])
         self.assertEqual(prices(got), [("2026-04-26", "0.14"), ("2026-09-13", "0.3")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.CONTRADICTED, [("2026-05-01", "0.44")])])
@@ -315,6 +347,59 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertNotIn("openai:gpt-5", evidence.deprecations(old))
         v4 = [n for n in old if n["id"] == "deepseek-pricing-2026-05-22"][0]
         self.assertEqual(v4["through"], "2026-05-01")
+
+
+class EvidenceGate(unittest.TestCase):
+    """screen.unevidenced_moves: only a move a provider's page dates is a price change."""
+
+    STATEMENTS = evidence.price_statements(evidence.load())
+
+    def gate(self, s, statements=()):
+        s, _moved, shown = evidence.apply_prices(s, list(statements))
+        return screen.unevidenced_moves(s, shown)
+
+    def test_a_move_the_providers_page_dates_is_kept(self):
+        # deepseek-reasoner output: 2.19 (litellm 1.59.12), 1.7 (litellm 1.77.5, 2025-09-28),
+        # 0.42 (litellm 1.81.5, 2026-01-13); DeepSeek dates 1.68 from 2025-09-05 and a cut of
+        # more than 50% on 2025-09-29
+        kept, gated = self.gate(steps(("2025-01-23", "2.19"), ("2025-09-28", "1.7"), ("2026-01-13", "0.42")),
+                                self.STATEMENTS[("deepseek:deepseek-reasoner", "output")])
+        self.assertEqual(prices(kept), [("2025-01-23", "2.19"), ("2025-09-05", "1.68"), ("2025-09-29", "0.42")])
+        self.assertEqual(gated, [])
+
+    def test_a_move_one_lineage_shows_is_restated_as_a_correction(self):
+        # Gemini 2.5 Flash native audio preview output on Google's API: 2.5 (2026-02-13), 2 from
+        # 2026-08-28 (litellm 1.100.5 on, and llmledger's history of litellm's file): one lineage,
+        # no page of Google's dates it; 2 stands from the start
+        s = steps(("2026-02-13", "2.5"), ("2026-08-28", "2"),
+                  srcs={"2026-02-13": {"litellm 1.95.1"}, "2026-08-28": {"litellm 1.100.5", "llmledger 0.2.0"}})
+        kept, gated = self.gate(s)
+        self.assertEqual(prices(kept), [("2026-02-13", "2")])
+        self.assertEqual(kept[0].srcs, {"litellm 1.100.5", "llmledger 0.2.0"})
+        self.assertEqual([(rule, prices(xs)) for rule, xs in gated],
+                         [(screen.UNEVIDENCED, [("2026-02-13", "2.5"), ("2026-08-28", "2")])])
+
+    def test_a_move_two_sources_show_keeps_the_old_figure_up_to_its_last_release(self):
+        # Groq's gpt-oss-20b input: 0.1 from 2025-08-07, last shown by litellm 1.80.11
+        # (2025-12-22); 0.075 from 2026-01-19 (genai-prices 0.2.3 and litellm 1.81.5 on): two
+        # sources, no page of Groq's dates it: the days between are unknown, no event
+        s = steps(("2025-08-07", "0.1"), ("2026-01-19", "0.075"),
+                  srcs={"2025-08-07": {"litellm 1.76.1", "litellm 1.80.11"},
+                        "2026-01-19": {"genai-prices 0.2.3", "litellm 1.81.5"}})
+        days = {"litellm 1.76.1": "2025-08-30", "litellm 1.80.11": "2025-12-22", "litellm 1.81.5": "2026-01-29",
+                "genai-prices 0.2.3": "2026-11-12"}
+        kept, gated = screen.unevidenced_moves(s, {}, days)
+        self.assertEqual(prices(kept), [("2025-08-07", "0.1"), ("2025-12-23", None), ("2026-01-19", "0.075")])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in gated], [(screen.UNDATED, [("2026-01-19", "0.075")])])
+
+    def test_a_figure_the_page_shows_is_not_restated_its_later_days_are_unknown(self):
+        # deepseek-v4-flash input: 0.14 on DeepSeek's page 2026-04-26 .. 2026-05-22; litellm
+        # 1.100.5's 0.44 (2026-08-21) no page dates: 0.14 is not overwritten, the days after the
+        # last copy are unknown and 0.44 is no change of 0.14
+        kept, gated = self.gate(steps(("2026-06-21", "0.14"), ("2026-08-21", "0.44")),
+                                self.STATEMENTS[("deepseek:deepseek-v4-flash", "input")])
+        self.assertEqual(prices(kept), [("2026-04-26", "0.14"), ("2026-05-23", None), ("2026-08-21", "0.44")])
+        self.assertEqual([(rule, prices(xs)) for rule, xs in gated], [(screen.UNDATED, [("2026-08-21", "0.44")])])
 
 
 class Lifecycle(unittest.TestCase):
