@@ -111,7 +111,10 @@ describe("the pages beside the calculator", () => {
   });
 
   describe("a model's page", () => {
-    test("openai:o3: the card, and the official input line steps from 10 to 2 on 2025-06-10", async () => {
+    // OpenAI cut o3 from 10 / 40 to 2 / 8 on 2025-06-10; no OpenAI page read dates it, so the
+    // published series holds 10 to the last day a source shows it (2025-05-31), no price until
+    // 2 from 2025-06-10, and no event (docs/publishing.md, "The evidence gate").
+    test("openai:o3: the card, and the official input line: 10 from launch, unknown days, 2 from 2025-06-10", async () => {
       await page.click('#models tbody tr[data-model-id="openai:o3"] a');
       await page.waitForURL(/model\.html/);
       await page.waitForSelector("body[data-ready=true]");
@@ -142,7 +145,7 @@ describe("the pages beside the calculator", () => {
       const at = chart.data[0].indexOf(day("2025-06-10"));
       assert.ok(at > 0, "a point on 2025-06-10");
       assert.equal(chart.data[official][at], 2);
-      assert.equal(chart.data[official][at - 1], 10, "10 until the step");
+      assert.equal(chart.data[official][chart.data[0].indexOf(day("2025-06-01"))], null, "no price on the unknown days");
       assert.equal(chart.data[official][chart.data[0].indexOf(day("2025-04-16"))], 10, "10 from the launch");
 
       // Hovering the step shows its exact price and date.
@@ -156,8 +159,8 @@ describe("the pages beside the calculator", () => {
       assert.equal(legend.official, "$2");
 
       // The same steps as a table, and the events marked on the chart.
-      const steps = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => [r.dataset.from, r.dataset.value]));
-      assert.deepEqual(steps, [["2025-04-16", "10"], ["2025-06-10", "2"]]);
+      const steps = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => [r.dataset.from, r.dataset.value ?? null]));
+      assert.deepEqual(steps, [["2025-04-16", "10"], ["2025-06-01", null], ["2025-06-10", "2"]]);
       const markers = await page.$$eval("#markers li", (items) => items.map((li) => li.textContent));
       assert.ok(markers.includes("2025-04-16: launch"), markers.join("; "));
       assert.ok(markers.includes(`${deprecated}: deprecation`), markers.join("; "));
@@ -167,14 +170,14 @@ describe("the pages beside the calculator", () => {
     test("another component redraws from its own events, and the address keeps it", async () => {
       await page.selectOption("#component", "output");
       await page.waitForFunction(() => document.body.dataset.chart === "ready" && window.location.search.includes("component=output"));
-      const steps = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => [r.dataset.from, r.dataset.value]));
-      assert.deepEqual(steps, [["2025-04-16", "40"], ["2025-06-10", "8"]]);
+      const steps = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => [r.dataset.from, r.dataset.value ?? null]));
+      assert.deepEqual(steps, [["2025-04-16", "40"], ["2025-06-01", null], ["2025-06-10", "8"]]);
 
       // Back to input: drawn again from the answers the page already has.
       await page.selectOption("#component", "input");
       await page.waitForFunction(() => document.body.dataset.chart === "ready" && !window.location.search.includes("component="));
-      const input = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => r.dataset.value));
-      assert.deepEqual(input, ["10", "2"]);
+      const input = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => r.dataset.value ?? null));
+      assert.deepEqual(input, ["10", null, "2"]);
     });
 
     test("is accessible and fits a phone", async () => {

@@ -6,7 +6,7 @@
 // A change event says the price moved from old_value to new_value on its date. When the first
 // price of a line started is not in those events: the line starts on the first day the daily
 // series (granularity=daily) has a standard price, so no line is drawn over days the channel
-// had no price.
+// had no price. A move that no event dates (undatedMove) is drawn from the daily series too.
 
 import { get } from "./api.js";
 import { PALETTE, dateToSeconds, secondsToDate, stepChart } from "./chart.js";
@@ -135,19 +135,47 @@ async function allItems(params) {
   return items;
 }
 
-/** The first day since `from` (before `before`) that the channel has a standard price, or null. */
-async function firstPricedDay(channel, from, before) {
+/** The channel's daily points of every tier, since..until, the first `limit` of them. */
+async function dailyPoints(channel, since, until, limit) {
+  const body = await get(`models/${encodeURIComponent(state.id)}/history`, {
+    component: state.component, channel, granularity: "daily", since, until, limit,
+  });
+  return body.data.items;
+}
+
+/** The first standard-tier point since `from` (before `before`) of the channel, or null. */
+async function firstPricedPoint(channel, from, before) {
   for (let since = from; since < before; since = addDays(since, MAX_WINDOW_DAYS + 1)) {
     const until = addDays(since, MAX_WINDOW_DAYS) < before ? addDays(since, MAX_WINDOW_DAYS) : addDays(before, -1);
     // One day holds at most one point per tier, so the first day is within the first four.
-    const body = await get(`models/${encodeURIComponent(state.id)}/history`, {
-      component: state.component, channel, granularity: "daily", since, until, limit: TIERS.length,
-    });
-    const point = body.data.items.find((p) => p.tier === "standard");
-    if (point) return point.date;
-    if (body.data.items.length) return null; // other tiers first: this tier's start is not among them
+    const items = await dailyPoints(channel, since, until, TIERS.length);
+    const point = items.find((p) => p.tier === "standard");
+    if (point) return point;
+    if (items.length) return null; // other tiers first: this tier's start is not among them
   }
   return null;
+}
+
+// How far back an undated move's unknown days are looked for: one page of daily points.
+const GAP_LOOKBACK_DAYS = Math.floor(100 / TIERS.length);
+
+/**
+ * A move of the channel's price that no event dates: the sources show it, no provider page dates
+ * it, so the published series holds the old price to its last known day, no price after it (the
+ * days are unknown), and the new one from its first (docs/publishing.md, "The evidence gate").
+ * Appends the unknown days and the current price when `row`, the price in effect now, starts
+ * after the last step at another price.
+ */
+async function undatedMove(channel, steps, row) {
+  const last = steps.at(-1);
+  if (!row || !last || row.valid_from <= last.date || row.usd_per_1m === last.value) return;
+  const lookback = addDays(row.valid_from, -GAP_LOOKBACK_DAYS);
+  const from = lookback > last.date ? lookback : last.date;
+  const held = (await dailyPoints(channel, from, addDays(row.valid_from, -1), GAP_LOOKBACK_DAYS * TIERS.length))
+    .filter((p) => p.tier === "standard");
+  const unknownFrom = held.length ? addDays(held.at(-1).date, 1) : from;
+  if (unknownFrom < row.valid_from) steps.push({ date: unknownFrom, value: null, kind: "unknown: a move no provider page dates" });
+  steps.push({ date: row.valid_from, value: row.usd_per_1m, kind: "price after an undated move" });
 }
 
 // Each load of the history has a number; a load that a newer one overtook draws nothing.
@@ -183,16 +211,20 @@ async function loadHistory() {
     const lines = [];
     for (const channel of channels) {
       const mine = standard.filter((e) => e.channel === channel);
+      const row = current.find((r) => r.channel === channel);
       const steps = [];
-      if (mine.length) {
-        const start = await firstPricedDay(channel, since, mine[0].effective_date);
-        if (start) steps.push({ date: start, value: mine[0].old_value, kind: start === since && start !== first ? "in effect at the window's start" : "first price" });
-        for (const e of mine) steps.push({ date: e.effective_date, value: e.new_value, kind: e.event_type === "price_change_scheduled" ? "scheduled change" : "change" });
-      } else {
-        const row = current.find((r) => r.channel === channel);
+      // The line starts at the channel's first price in the window: the one the first event
+      // moved from, or (no event) the current one's or an earlier one an undated move replaced.
+      const before = mine.length ? mine[0].effective_date : row.valid_from;
+      const start = before > since ? await firstPricedPoint(channel, since, before) : null;
+      const startKind = (date) => (date === since && date !== first ? "in effect at the window's start" : "first price");
+      if (start) steps.push({ date: start.date, value: mine.length ? mine[0].old_value : start.usd_per_1m, kind: startKind(start.date) });
+      for (const e of mine) steps.push({ date: e.effective_date, value: e.new_value, kind: e.event_type === "price_change_scheduled" ? "scheduled change" : "change" });
+      if (!steps.length) {
         const from = row.valid_from > since ? row.valid_from : since;
-        steps.push({ date: from, value: row.usd_per_1m, kind: row.valid_from > since ? "first price" : "in effect at the window's start" });
+        steps.push({ date: from, value: row.usd_per_1m, kind: startKind(from) });
       }
+      await undatedMove(channel, steps, row);
       lines.push({ channel, label: channel, color: PALETTE[CHANNELS.indexOf(channel)], steps, until: end });
     }
     if (run !== historyRun) return;
@@ -235,7 +267,7 @@ function renderHistory(lines, markers, since, end) {
   $("steps").querySelector("tbody").replaceChildren(
     ...lines.flatMap((line) => line.steps.map((s) =>
       el("tr", { "data-channel": line.channel, "data-from": s.date, "data-value": s.value },
-        el("th", { scope: "row" }, line.channel), el("td", {}, s.date), el("td", { class: "num" }, price(s.value)), el("td", {}, s.kind)))),
+        el("th", { scope: "row" }, line.channel), el("td", {}, s.date), el("td", { class: "num" }, s.value === null ? "unknown" : price(s.value)), el("td", {}, s.kind)))),
   );
   $("markers").replaceChildren(...(markers.length
     ? markers.map((m) => el("li", { "data-date": m.date }, `${m.date}: ${m.label}`))
