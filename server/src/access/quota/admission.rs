@@ -185,6 +185,12 @@ impl Inner {
                 }
                 if !slot.waiters.is_empty() || slot.wants_lease(Instant::now()) {
                     self.enqueue(&mut queue, &subject);
+                } else if slot.never_leases() && slot.is_idle(sent, Duration::ZERO) {
+                    // Nothing pending and nothing it could be leased: its
+                    // slot would only be kept for the idle scan to find, and
+                    // many clients sending a few requests each would fill
+                    // the map that scan walks under the queue lock.
+                    queue.slots.remove(&subject);
                 }
             }
         }
