@@ -24,6 +24,8 @@
 # with the accounting's database calls per 1,000 counted requests. Then the database time of each `api` function (pgbench -f,
 # one client, BENCH_PG_DURATION 5 s: average and p99 from the per-transaction
 # log) and the server's memory under load (VmRSS, VmHWM).
+# BENCH_COLD=0 leaves out the cold runs and the database times (for a quick
+# look at the warm and anonymous rows, whose ratios are of the same run).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
@@ -32,6 +34,7 @@ export LIB_LOG_TAG=bench
 DURATION=${BENCH_DURATION:-5s}
 PG_DURATION=${BENCH_PG_DURATION:-5}
 CONNECTIONS=${BENCH_CONNECTIONS:-32}
+COLD_RUNS=${BENCH_COLD:-1}
 THREADS=${BENCH_THREADS:-2}
 export RUST_LOG=${BENCH_RUST_LOG:-warn}
 DATA=$PWD/target/bench
@@ -192,12 +195,17 @@ stop_nginx
 
 # Cold: every request a cache miss.
 declare -A COLD
-for case in "${CASES[@]}"; do
-    name=${case%%|*}
-    log "$name: cold, wrk $DURATION"
-    COLD[$name]=$(run_wrk "$name cold" "http://$ADDR${case#*|}" -H "X-API-Key: $KEY")
+for case in "${CASES[@]}" "estimate|"; do
+    COLD[${case%%|*}]="- - -"
 done
-COLD[estimate]=$(run_wrk "estimate cold" "http://$ADDR/api/v1/estimate" -s "$DATA/estimate.lua")
+if [ "$COLD_RUNS" != 0 ]; then
+    for case in "${CASES[@]}"; do
+        name=${case%%|*}
+        log "$name: cold, wrk $DURATION"
+        COLD[$name]=$(run_wrk "$name cold" "http://$ADDR${case#*|}" -H "X-API-Key: $KEY")
+    done
+    COLD[estimate]=$(run_wrk "estimate cold" "http://$ADDR/api/v1/estimate" -s "$DATA/estimate.lua")
+fi
 stop_server
 
 # Warm: the response cache on; X-Forwarded-For from this host trusted, for
@@ -305,6 +313,7 @@ FUNCS=(
     "price_dump|select api.price_dump()"
 )
 DBROWS=()
+[ "$COLD_RUNS" != 0 ] || FUNCS=()
 for f in "${FUNCS[@]}"; do
     name=${f%%|*}
     sql=${f#*|}

@@ -72,8 +72,8 @@ as $$
            w.used, p.quota, w.window_end
     from pricing.api_keys as k
     join pricing.plans as p on p.name = k.plan
-    left join pricing.quota_windows as w
-      on w.subject = 'key:' || k.id and w.window_end > now() and w.window_start <= now()
+    left join pricing.admission_counters as w
+      on w.subject = 'key:' || k.id and w.window_end > now() and w.quota is not null
     order by k.created_at desc, k.id desc
 $$;
 

@@ -37,11 +37,11 @@ $$;
 -- A request is admitted only when both allow it; refused requests use up
 -- neither.
 --
--- Set-based: one upsert over all the windows, then one over all the buckets,
--- each taking its rows in byte order of subject, so that concurrent batches
--- of several servers lock counter rows in one order (every window before any
--- bucket) and cannot deadlock; then quota taken for requests the burst limit
--- refuses is given back, from rows this transaction holds locked.
+-- Set-based: one upsert over all the subjects' counter rows (one row per
+-- subject holds its window and its bucket), taking the rows in byte order of
+-- subject, so that concurrent batches of several servers lock counter rows in
+-- one order and cannot deadlock. Each subject is granted at once what both
+-- its quota and its bucket allow, so nothing is taken and given back.
 --
 -- Returns one row per array element: ord (its 1-based position in the
 -- arrays); granted (0..cost); quota (null: the plan has none); used
@@ -68,12 +68,6 @@ declare
     v_now_us bigint := (extract(epoch from clock_timestamp()) * 1000000)::bigint;
     v_now_s bigint := v_now_us / 1000000;
     v_bad text;
-    v_back_subjects text[] := '{}';
-    v_back_starts bigint[] := '{}';
-    v_back_units integer[] := '{}';
-    v_subject text;
-    v_start bigint;
-    v_back integer;
 begin
     if cardinality(p_subjects) is distinct from cardinality(p_plans)
        or cardinality(p_subjects) is distinct from cardinality(p_costs) then
@@ -99,77 +93,62 @@ begin
             using errcode = '22023';
     end if;
 
-    for ord, granted, quota, used, reset_at, retry_after, refused_by, wait_us, burst,
-        v_subject, v_start, v_back in
+    return query
         with item as (
             select u.ord::integer as ord, u.subject, u.cost, pl.quota, pl.burst_per_second as burst,
                    api._burst_step(pl.burst_per_second) as step,
-                   v_now_s - v_now_s % pl.window_seconds as start_s,
                    v_now_s - v_now_s % pl.window_seconds + pl.window_seconds as end_s
             from unnest(p_subjects, p_plans, p_costs) with ordinality as u (subject, plan, cost, ord)
             join pricing.plans as pl on pl.name = u.plan
         ),
-        -- Quota first: an exhausted quota (the lasting state) then costs no
-        -- write. The proposed row carries the plan's quota to the conflict
-        -- branch, which sees no other input.
+        -- A new row is a window with nothing used and a full bucket. A stored
+        -- one counts 0 used once its window has ended, and its bucket is
+        -- full from its tat_us on; the grant is what the cost, the quota
+        -- left and the tokens left all allow. The proposed row carries the
+        -- cost and the plan's limits to the conflict branch, which sees no
+        -- other input.
         counted as (
-            insert into pricing.quota_windows as w
-                (subject, window_start, window_end, used, last_grant, quota)
-            select i.subject, to_timestamp(i.start_s), to_timestamp(i.end_s),
-                   least(i.cost, i.quota), least(i.cost, i.quota), i.quota
+            insert into pricing.admission_counters as c
+                (subject, window_end, used, quota, tat_us, burst, asked, last_grant)
+            select i.subject, to_timestamp(i.end_s), case when i.quota is not null then g.n else 0 end,
+                   i.quota,
+                   v_now_us + coalesce(g.n * i.step, 0), i.burst, i.cost, g.n
             from item as i
-            where i.quota is not null
+            cross join lateral (
+                select least(i.cost, coalesce(i.quota, i.cost), coalesce(i.burst, i.cost)) as n
+            ) as g
+            where i.quota is not null or i.burst is not null
             order by i.subject collate "C"
-            on conflict (subject, window_start) do update
-                set used = w.used + least(excluded.used, excluded.quota - w.used),
-                    last_grant = least(excluded.used, excluded.quota - w.used),
-                    quota = excluded.quota
-                where w.used < excluded.quota
-            returning w.subject, w.used, w.last_grant
-        ),
-        quota_taken as (
-            select i.*,
-                   case when i.quota is null then i.cost else coalesce(c.last_grant, 0) end as taken,
-                   coalesce(c.used, i.quota) as used_after
-            from item as i
-            left join counted as c on c.subject = i.subject
-        ),
-        -- The bucket is drawn for what the quota allowed; a full bucket grants
-        -- nothing and is left as it is, but still answers when it refills.
-        drawn as (
-            insert into pricing.burst_buckets as b (subject, tat_us, last_grant, burst)
-            select q.subject, v_now_us + least(q.taken, q.burst) * q.step,
-                   least(q.taken, q.burst), q.burst
-            from quota_taken as q
-            where q.burst is not null and q.taken > 0
-            order by q.subject collate "C"
             on conflict (subject) do update
-                set tat_us = greatest(b.tat_us, v_now_us)
-                        + api._burst_step(excluded.burst) * greatest(0, least(excluded.last_grant,
-                            (excluded.burst * api._burst_step(excluded.burst)
-                             - (greatest(b.tat_us, v_now_us) - v_now_us))
-                            / api._burst_step(excluded.burst))),
-                    last_grant = greatest(0, least(excluded.last_grant,
-                            (excluded.burst * api._burst_step(excluded.burst)
-                             - (greatest(b.tat_us, v_now_us) - v_now_us))
-                            / api._burst_step(excluded.burst))),
-                    burst = excluded.burst
-            returning b.subject, b.last_grant, b.tat_us
-        ),
-        decided as (
-            select q.*, d.tat_us,
-                   case when d.subject is null then q.taken else d.last_grant end as admitted
-            from quota_taken as q
-            left join drawn as d on d.subject = q.subject
+                set (window_end, used, quota, tat_us, burst, asked, last_grant) = (
+                    select excluded.window_end,
+                           case when excluded.quota is not null then t.used + t.n else 0 end,
+                           excluded.quota,
+                           t.tat + coalesce(t.n * t.step, 0), excluded.burst, excluded.asked, t.n
+                    from (
+                        select s.used, s.tat, s.step,
+                               greatest(0, least(excluded.asked,
+                                   coalesce(excluded.quota - s.used, excluded.asked),
+                                   coalesce((excluded.burst * s.step - (s.tat - v_now_us)) / s.step,
+                                            excluded.asked))) as n
+                        from (
+                            select case when c.window_end = excluded.window_end
+                                        then c.used else 0 end as used,
+                                   greatest(c.tat_us, v_now_us) as tat,
+                                   api._burst_step(excluded.burst) as step
+                        ) as s
+                    ) as t
+                )
+            returning c.subject, c.used, c.tat_us, c.last_grant
         ),
         answered as (
-            select x.*,
-                   case when x.quota is null then 0 else x.taken - x.admitted end as back,
-                   x.used_after - (x.taken - x.admitted) as used_now,
-                   greatest(x.tat_us, v_now_us) - v_now_us - (x.burst - 1) * x.step as burst_wait
-            from decided as x
+            select i.*, coalesce(c.last_grant, i.cost) as admitted, c.used as used_now,
+                   greatest(c.tat_us, v_now_us) - v_now_us - (i.burst - 1) * i.step as burst_wait
+            from item as i
+            left join counted as c on c.subject = i.subject
         )
-        select a.ord, a.admitted, a.quota, a.used_now,
+        select a.ord, a.admitted, a.quota,
+               case when a.quota is not null then a.used_now end,
                case when a.quota is not null then a.end_s end,
                case when a.admitted = a.cost then null
                     when a.quota is not null and a.used_now >= a.quota
@@ -182,26 +161,9 @@ begin
                     when a.quota is not null and a.used_now >= a.quota
                         then a.end_s * 1000000 - v_now_us
                     else greatest(0, a.burst_wait) end,
-               a.burst, a.subject, a.start_s, a.back
+               a.burst
         from answered as a
-        order by a.ord
-    loop
-        return next;
-        if v_back > 0 then
-            v_back_subjects := v_back_subjects || v_subject;
-            v_back_starts := v_back_starts || v_start;
-            v_back_units := v_back_units || v_back;
-        end if;
-    end loop;
-
-    -- Give back the quota taken for the requests the burst limit refused; the
-    -- rows are still locked by this transaction, so this is exact.
-    if cardinality(v_back_subjects) > 0 then
-        update pricing.quota_windows as w
-        set used = w.used - g.units
-        from unnest(v_back_subjects, v_back_starts, v_back_units) as g (subject, start_s, units)
-        where w.subject = g.subject and w.window_start = to_timestamp(g.start_s);
-    end if;
+        order by a.ord;
 end
 $$;
 
@@ -220,42 +182,38 @@ $$;
 
 -- api.release(subject, plan, reset_at, units): gives back `units` that
 -- api.admit_batch granted to `subject` but no request used (the unused rest of a
--- server's lease, see server/src/quota/lease.rs): to the quota window ending at
--- `reset_at` (Unix seconds, as api.admit_batch returned it) and to the burst bucket.
--- Never below zero used, and a bucket given back more than it lent is simply
--- full. Returns the units given back to the window (0 when it has ended and
--- been swept, or the plan has no quota).
+-- server's lease, see server/src/access/quota/lease.rs): to the quota window
+-- ending at `reset_at` (Unix seconds, as api.admit_batch returned it), if it is
+-- still the subject's current one, and to the burst bucket. Never below zero
+-- used, and a bucket given back more than it lent is simply full. Returns the
+-- units given back to the window (0 when it has ended, or the plan has no
+-- quota).
 create function api.release(p_subject text, p_plan text, p_reset_at bigint, p_units integer)
 returns integer
 language plpgsql volatile
 as $$
 declare
     v_plan pricing.plans;
-    v_released integer := 0;
+    v_released integer;
 begin
     if p_units is null or p_units < 1 then
         raise exception 'release: units must be at least 1, not %', p_units using errcode = '22023';
     end if;
     v_plan := api._plan(p_plan, 'release');
-    if v_plan.quota is not null and p_reset_at is not null then
-        with counted as (
-            select x.used from pricing.quota_windows as x
-            where x.subject = p_subject and x.window_end = to_timestamp(p_reset_at)
-            for update
-        )
-        update pricing.quota_windows as w
-        set used = w.used - least(c.used, p_units)
-        from counted as c
-        where w.subject = p_subject and w.window_end = to_timestamp(p_reset_at)
-        returning least(c.used, p_units) into v_released;
-        v_released := coalesce(v_released, 0);
-    end if;
-    if v_plan.burst_per_second is not null then
-        update pricing.burst_buckets as b
-        set tat_us = b.tat_us - p_units * api._burst_step(v_plan.burst_per_second)
-        where b.subject = p_subject;
-    end if;
-    return v_released;
+    with held as (
+        select x.used,
+               v_plan.quota is not null and x.window_end = to_timestamp(p_reset_at) as current
+        from pricing.admission_counters as x
+        where x.subject = p_subject
+        for update
+    )
+    update pricing.admission_counters as c
+    set used = c.used - case when h.current then least(h.used, p_units) else 0 end,
+        tat_us = c.tat_us - coalesce(p_units * api._burst_step(v_plan.burst_per_second), 0)
+    from held as h
+    where c.subject = p_subject
+    returning case when h.current then least(h.used, p_units) else 0 end into v_released;
+    return coalesce(v_released, 0);
 end
 $$;
 

@@ -133,7 +133,7 @@ async fn two_server_processes_admit_exactly_sixty_per_address_and_a_thousand_per
     let used: Vec<(String, i32)> = db
         .client()
         .await
-        .query("select subject, used from pricing.quota_windows", &[])
+        .query("select subject, used from pricing.admission_counters", &[])
         .await
         .expect("windows")
         .iter()
@@ -236,7 +236,7 @@ async fn requests_holding_every_data_connection_leave_health_up_and_a_free_key_c
         .client()
         .await
         .query_one(
-            "select used from pricing.quota_windows where subject like 'key:%'",
+            "select used from pricing.admission_counters where subject like 'key:%'",
             &[],
         )
         .await

@@ -321,7 +321,7 @@ async fn a_forwarded_client_that_is_not_an_address_is_refused_not_pooled_with_th
         .client()
         .await
         .query(
-            "select subject, used from pricing.quota_windows order by subject",
+            "select subject, used from pricing.admission_counters where quota is not null order by subject",
             &[],
         )
         .await
@@ -402,7 +402,7 @@ async fn a_free_key_is_charged_for_every_request_admitted_beside_a_burst_of_long
         .client()
         .await
         .query_one(
-            "select coalesce(sum(used), 0)::int4 from pricing.quota_windows where subject like 'key:%'",
+            "select coalesce(sum(used), 0)::int4 from pricing.admission_counters where subject like 'key:%'",
             &[],
         )
         .await

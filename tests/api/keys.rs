@@ -318,11 +318,7 @@ async fn an_internal_key_is_never_counted_and_gets_no_rate_limit_headers() {
     let counters: i64 = db
         .client()
         .await
-        .query_one(
-            "select (select count(*) from pricing.quota_windows)
-                  + (select count(*) from pricing.burst_buckets)",
-            &[],
-        )
+        .query_one("select count(*) from pricing.admission_counters", &[])
         .await
         .expect("count")
         .get(0);

@@ -15,8 +15,8 @@ use serde_json::Value;
 use crate::helpers::{AppOptions, TestApp, TestDb, eventually, futures_join};
 use crate::keys::issue;
 
-/// Units counted in every quota window.
-const WINDOWS_USED: &str = "select coalesce(sum(used), 0)::int8 from pricing.quota_windows";
+/// Units counted in every subject's quota window.
+const WINDOWS_USED: &str = "select coalesce(sum(used), 0)::int8 from pricing.admission_counters";
 
 const NOWHERE: &str = "/api/v1/nothing";
 
@@ -643,7 +643,7 @@ async fn admit_grants_a_batch_up_to_the_burst_and_gives_back_the_quota_it_refuse
     );
     let used: i32 = tx
         .query_one(
-            "select used from pricing.quota_windows where subject = 'ip:192.0.2.1'",
+            "select used from pricing.admission_counters where subject = 'ip:192.0.2.1'",
             &[],
         )
         .await
@@ -747,17 +747,22 @@ async fn release_gives_back_quota_and_bucket_tokens_but_never_below_zero() {
 }
 
 #[tokio::test]
-async fn ended_windows_and_full_buckets_are_swept() {
+async fn counters_with_an_ended_window_and_a_full_bucket_are_swept() {
     let db = TestDb::new().await;
     let client = db.client().await;
+    // .1: window ended, bucket full long ago (swept); .2: window ended,
+    // bucket still drawn; .3: window current, bucket full.
     client
         .batch_execute(
-            "insert into pricing.quota_windows (subject, window_start, window_end, used) values
-                 ('ip:192.0.2.1', now() - interval '2 hours', now() - interval '1 hour', 5),
-                 ('ip:192.0.2.1', date_trunc('hour', now()), date_trunc('hour', now()) + interval '1 hour', 1);
-             insert into pricing.burst_buckets (subject, tat_us) values
-                 ('ip:192.0.2.1', (extract(epoch from now() - interval '1 hour') * 1e6)::bigint),
-                 ('ip:192.0.2.2', (extract(epoch from now() + interval '1 second') * 1e6)::bigint);",
+            "insert into pricing.admission_counters
+                 (subject, window_end, used, quota, tat_us, burst, asked, last_grant)
+             select s, e, 1, 60, (extract(epoch from t) * 1e6)::bigint, 2, 1, 1
+             from (values
+                 ('ip:192.0.2.1', now() - interval '1 hour', now() - interval '1 hour'),
+                 ('ip:192.0.2.2', now() - interval '1 hour', now() + interval '1 second'),
+                 ('ip:192.0.2.3', date_trunc('hour', now()) + interval '1 hour',
+                  now() - interval '1 hour')
+             ) as v (s, e, t);",
         )
         .await
         .expect("counters");
@@ -769,17 +774,22 @@ async fn ended_windows_and_full_buckets_are_swept() {
         .sweep()
         .await
         .expect("sweep");
-    assert_eq!(deleted, 2);
-    let left: i64 = client
-        .query_one(
-            "select (select count(*) from pricing.quota_windows where window_end > now())
-                  + (select count(*) from pricing.burst_buckets where subject = 'ip:192.0.2.2')",
+    assert_eq!(deleted, 1);
+    let left: Vec<String> = client
+        .query(
+            "select subject from pricing.admission_counters order by subject",
             &[],
         )
         .await
-        .expect("count")
-        .get(0);
-    assert_eq!(left, 2, "the current window and the drawn bucket stay");
+        .expect("left")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(
+        left,
+        ["ip:192.0.2.2", "ip:192.0.2.3"],
+        "the drawn bucket and the current window stay"
+    );
 }
 
 #[tokio::test]

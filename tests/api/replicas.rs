@@ -242,7 +242,7 @@ async fn two_servers_read_from_a_streaming_standby_and_fall_back_to_the_primary(
     assert_eq!(admitted, 3);
     let used: i32 = owner
         .query_one(
-            "select used from pricing.quota_windows where subject = 'ip:198.51.100.7'",
+            "select used from pricing.admission_counters where subject = 'ip:198.51.100.7'",
             &[],
         )
         .await

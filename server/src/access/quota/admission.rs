@@ -2,9 +2,12 @@
 //! refusal can answer waits in its subject's [`Slot`]; the subject is queued
 //! once. One dispatcher task per accountant sends the queued subjects to the
 //! database together, as one `api.admit_batch()` call with one entry per
-//! subject (cost: its waiting requests plus the lease it wants), when the
-//! previous call returns or when it is late (out for twice the recent calls'
-//! time, at least [`BATCH_WAIT`]), whichever is first, with at most
+//! subject (cost: its waiting requests plus the lease it wants). After a
+//! call returns, the next one is held until as many subjects are queued as
+//! the returned call carried plus those that queued during it (its clients
+//! come back with their next requests), or for at most [`BATCH_WAIT`]; a
+//! call in flight that is late (out for twice the recent calls' time, at
+//! least [`BATCH_WAIT`]) gets one beside it, with at most
 //! [`MAX_CALLS_IN_FLIGHT`] calls running. A subject has at most one call
 //! in flight, so its requests are granted in arrival order. The dispatcher
 //! stops when nothing is queued or in flight, and the next request starts it.
@@ -21,8 +24,9 @@ use super::grants::Grant;
 use super::lease::Slot;
 use super::{Decision, Inner, Subject, Waiters, on_connection};
 
-/// A call in flight is late, and the next is sent beside it, after twice the
-/// recent calls' time but never before this long.
+/// The longest the next call is held for its batch to fill after one
+/// returns; and a call in flight is late, and the next is sent beside it,
+/// after twice the recent calls' time but never before this long.
 pub const BATCH_WAIT: Duration = Duration::from_millis(1);
 /// The most calls of one accountant running at once: the accounting shares
 /// its pool with key resolution and the health probe, which must find a
@@ -42,6 +46,19 @@ pub(super) struct Queue {
     ready: Vec<Subject>,
     /// Whether the dispatcher task runs.
     dispatching: bool,
+    /// While the dispatcher holds the next call: the number of queued
+    /// subjects at which it is woken to send it (0: not holding).
+    want: usize,
+}
+
+/// What [`Queue::enqueue`] asks of the dispatcher.
+#[derive(Debug, PartialEq, Eq)]
+enum Wake {
+    Nothing,
+    /// It does not run: start it.
+    Start,
+    /// It holds the next call and the batch has filled: wake it.
+    Filled,
 }
 
 impl Queue {
@@ -57,18 +74,24 @@ impl Queue {
     }
 
     /// Queues the subject for the next call unless it is queued or in flight
-    /// (its call's return queues it again). Returns whether the dispatcher
-    /// must be started.
-    fn enqueue(&mut self, subject: &Subject) -> bool {
+    /// (its call's return queues it again). Returns what the dispatcher must
+    /// be told.
+    fn enqueue(&mut self, subject: &Subject) -> Wake {
         let Some(slot) = self.slots.get_mut(subject) else {
-            return false;
+            return Wake::Nothing;
         };
         if slot.queued || slot.in_flight {
-            return false;
+            return Wake::Nothing;
         }
         slot.queued = true;
         self.ready.push(subject.clone());
-        !std::mem::replace(&mut self.dispatching, true)
+        if !std::mem::replace(&mut self.dispatching, true) {
+            Wake::Start
+        } else if self.want > 0 && self.ready.len() == self.want {
+            Wake::Filled
+        } else {
+            Wake::Nothing
+        }
     }
 
     /// The next call: the queued subjects (at most [`MAX_SUBJECTS`]), each
@@ -76,6 +99,7 @@ impl Queue {
     /// it wants, marked in flight. A subject with neither is dropped from
     /// the queue.
     fn assemble(&mut self, now: Instant) -> Vec<Entry> {
+        self.want = 0;
         let take = self.ready.len().min(MAX_SUBJECTS);
         let mut entries = Vec::with_capacity(take);
         for subject in self.ready.drain(..take) {
@@ -121,8 +145,10 @@ impl Inner {
     /// Queues the subject (see [`Queue::enqueue`]) and starts the dispatcher
     /// when it is not running.
     pub(super) fn enqueue(self: &Arc<Self>, queue: &mut Queue, subject: &Subject) {
-        if queue.enqueue(subject) {
-            tokio::spawn(dispatch(self.clone()));
+        match queue.enqueue(subject) {
+            Wake::Start => drop(tokio::spawn(dispatch(self.clone()))),
+            Wake::Filled => self.filled.notify_one(),
+            Wake::Nothing => {}
         }
     }
 
@@ -159,6 +185,12 @@ impl Inner {
                 }
                 if !slot.waiters.is_empty() || slot.wants_lease(Instant::now()) {
                     self.enqueue(&mut queue, &subject);
+                } else if slot.never_leases() && slot.is_idle(sent, Duration::ZERO) {
+                    // Nothing pending and nothing it could be leased: its
+                    // slot would only be kept for the idle scan to find, and
+                    // many clients sending a few requests each would fill
+                    // the map that scan walks under the queue lock.
+                    queue.slots.remove(&subject);
                 }
             }
         }
@@ -171,65 +203,95 @@ impl Inner {
 }
 
 /// Sends queued subjects to the database until none is queued or in flight.
-/// A call goes out at once when none is in flight; otherwise the requests
-/// queued meanwhile wait for it to return, so that a call carries everything
-/// that arrived during the one before. Only a call that is late (out for
-/// [`late_after`] the recent calls' time) gets a second call beside it.
+/// A call goes out at once when none is in flight and none has just
+/// returned. After a call returns, its clients come back with their next
+/// requests: the next call is held (see [`Hold`]) so that it carries them
+/// beside those that queued meanwhile, instead of two half batches. Only a
+/// call that is late (out for [`late_after`] the recent calls' time) gets a
+/// second call beside it.
 async fn dispatch(inner: Arc<Inner>) {
     let mut calls = JoinSet::new();
     let mut newest = Instant::now();
     let mut typical = BATCH_WAIT / 2;
+    let mut hold = Hold::none(newest);
+    // Subjects carried by the calls that returned since the last look.
+    let mut returned = None;
     loop {
-        while let Some(took) = calls.try_join_next() {
-            typical = recent(typical, Some(took));
+        while let Some(done) = calls.try_join_next() {
+            returned = Some(took(&mut typical, done, returned));
         }
         let now = Instant::now();
-        let bound = late_after(typical);
+        let late = late_after(typical);
         let entries = {
             let mut queue = inner.lock();
-            let entries = if may_send(calls.len(), newest, now, bound) {
+            if let Some(subjects) = returned.take() {
+                hold = Hold::after(subjects, queue.ready.len(), now);
+            }
+            let ready = queue.ready.len();
+            let entries = if send_now(calls.len(), ready, hold, newest, now, late) {
                 queue.assemble(now)
             } else {
                 Vec::new()
             };
-            if entries.is_empty() && calls.is_empty() && queue.ready.is_empty() {
-                queue.dispatching = false;
-                return;
+            if entries.is_empty() && calls.is_empty() {
+                if queue.ready.is_empty() {
+                    queue.dispatching = false;
+                    return;
+                }
+                // Held: the request that fills the batch wakes us.
+                queue.want = hold.want;
             }
             entries
         };
         if !entries.is_empty() {
             calls.spawn(call(inner.clone(), entries));
             newest = now;
+            hold = Hold::none(now);
         }
         if calls.is_empty() {
-            continue;
-        }
-        if calls.len() < MAX_CALLS_IN_FLIGHT {
+            let until = hold.since + BATCH_WAIT;
+            tokio::select! {
+                () = inner.filled.notified() => {}
+                () = tokio::time::sleep_until(until.into()) => {}
+            }
+        } else if calls.len() < MAX_CALLS_IN_FLIGHT {
             // Past the bound with nothing queued: look again a bound later
-            // (requests queued while the dispatcher runs do not wake it).
-            let mut due = newest + bound;
+            // (requests queued while a call is out do not wake us).
+            let mut due = newest + late;
             if due <= now {
                 due = now + BATCH_WAIT;
             }
             tokio::select! {
-                took = calls.join_next() => typical = recent(typical, took),
+                Some(done) = calls.join_next() => returned = Some(took(&mut typical, done, returned)),
                 () = tokio::time::sleep_until(due.into()) => {}
             }
-        } else {
-            let took = calls.join_next().await;
-            typical = recent(typical, took);
+        } else if let Some(done) = calls.join_next().await {
+            returned = Some(took(&mut typical, done, returned));
         }
     }
 }
 
-/// The recent calls' time: a moving average of their durations (a call
-/// whose task failed leaves it as it is).
-fn recent(typical: Duration, took: Option<Result<Duration, tokio::task::JoinError>>) -> Duration {
-    match took {
-        Some(Ok(took)) => (typical * 7 + took) / 8,
-        _ => typical,
-    }
+/// What a call that ended tells the dispatcher: its time goes into the
+/// recent calls' time (a call whose task failed leaves it as it is), and the
+/// subjects it carried, added to those of calls that ended beside it.
+fn took(
+    typical: &mut Duration,
+    done: Result<Done, tokio::task::JoinError>,
+    before: Option<usize>,
+) -> usize {
+    let subjects = match done {
+        Ok(done) => {
+            *typical = recent(*typical, done.took);
+            done.subjects
+        }
+        Err(_) => 0,
+    };
+    before.unwrap_or(0) + subjects
+}
+
+/// The recent calls' time: a moving average of their durations.
+fn recent(typical: Duration, took: Duration) -> Duration {
+    (typical * 7 + took) / 8
 }
 
 /// When a call in flight counts as late: out for twice the recent calls'
@@ -238,21 +300,74 @@ fn late_after(typical: Duration) -> Duration {
     (typical * 2).max(BATCH_WAIT)
 }
 
-/// Whether the next call may go out, with `in_flight` calls out and the
-/// newest sent at `newest`: at once when none is out, else once the newest
-/// has been out for `bound` and there is room for one more.
-fn may_send(in_flight: usize, newest: Instant, now: Instant, bound: Duration) -> bool {
-    in_flight == 0 || (in_flight < MAX_CALLS_IN_FLIGHT && now >= newest + bound)
+/// The next call held after one returned at `since`, until `want` subjects
+/// are queued (those it carried, who come back with their next requests,
+/// and those that queued during it) or [`BATCH_WAIT`] has passed. A subject
+/// at a human rate does not come back within that bound, so under light
+/// load the hold has long expired when the next request comes, which then
+/// goes out at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hold {
+    want: usize,
+    since: Instant,
 }
 
+impl Hold {
+    /// No hold: the next call goes out at once.
+    fn none(now: Instant) -> Self {
+        Self {
+            want: 0,
+            since: now,
+        }
+    }
+
+    /// After a call that carried `returned` subjects came back at `now`,
+    /// with `ready` subjects queued meanwhile.
+    fn after(returned: usize, ready: usize, now: Instant) -> Self {
+        Self {
+            want: (returned + ready).min(MAX_SUBJECTS),
+            since: now,
+        }
+    }
+}
+
+/// Whether the queued subjects (`ready` of them) go out now, with
+/// `in_flight` calls out, the newest sent at `newest`: with none out, once
+/// the hold is filled or over; with one out, only once that one is late
+/// (out for `late`) and there is room for one more.
+fn send_now(
+    in_flight: usize,
+    ready: usize,
+    hold: Hold,
+    newest: Instant,
+    now: Instant,
+    late: Duration,
+) -> bool {
+    if ready == 0 {
+        return false;
+    }
+    if in_flight == 0 {
+        return ready >= hold.want || now >= hold.since + BATCH_WAIT;
+    }
+    in_flight < MAX_CALLS_IN_FLIGHT && now >= newest + late
+}
+
+/// A call's outcome for the dispatcher.
+struct Done {
+    /// How long the call took.
+    took: Duration,
+    /// How many subjects it carried.
+    subjects: usize,
+}
 /// One `api.admit_batch()` call for `entries`, settled whatever its outcome.
-async fn call(inner: Arc<Inner>, entries: Vec<Entry>) -> Duration {
+async fn call(inner: Arc<Inner>, entries: Vec<Entry>) -> Done {
     let sent = Instant::now();
     let mut guard = CallGuard {
         inner: inner.clone(),
         entries,
     };
     let entries = &guard.entries;
+    let subjects = entries.len();
     let requests: usize = entries.iter().map(|e| e.waiters.len()).sum();
     let requests = u64::try_from(requests).unwrap_or(u64::MAX);
     inner.requests.fetch_add(requests, Ordering::Relaxed);
@@ -270,7 +385,7 @@ async fn call(inner: Arc<Inner>, entries: Vec<Entry>) -> Duration {
     let took = sent.elapsed();
     let entries = std::mem::take(&mut guard.entries);
     inner.settle(entries, grants, sent);
-    took
+    Done { took, subjects }
 }
 
 /// Holds a call's entries until it is settled. When its task ends early (a
@@ -339,7 +454,7 @@ mod tests {
     }
 
     /// Queues one waiting request of `subject`, as `Accountant::admit` does.
-    fn wait(queue: &mut Queue, subject: &Subject, now: Instant) -> bool {
+    fn wait(queue: &mut Queue, subject: &Subject, now: Instant) -> Wake {
         let (tx, _rx) = tokio::sync::oneshot::channel();
         queue.slot(subject, now).waiters.push(tx);
         queue.enqueue(subject)
@@ -350,12 +465,13 @@ mod tests {
         let now = Instant::now();
         let mut queue = Queue::default();
         let (a, b) = (subject(1), subject(2));
-        assert!(
+        assert_eq!(
             wait(&mut queue, &a, now),
+            Wake::Start,
             "the first request starts the dispatcher"
         );
-        assert!(!wait(&mut queue, &b, now));
-        assert!(!wait(&mut queue, &a, now));
+        assert_eq!(wait(&mut queue, &b, now), Wake::Nothing);
+        assert_eq!(wait(&mut queue, &a, now), Wake::Nothing);
         let entries = queue.assemble(now);
         let summary: Vec<_> = entries
             .iter()
@@ -390,17 +506,63 @@ mod tests {
     fn the_next_call_waits_for_the_one_in_flight_unless_it_is_late() {
         let sent = Instant::now();
         let ms = Duration::from_millis;
+        let free = Hold::none(sent);
         // Calls of 3 ms: one is late after 6 ms; quick calls, after 1 ms.
-        let bound = late_after(ms(3));
-        assert_eq!(bound, ms(6));
+        let late = late_after(ms(3));
+        assert_eq!(late, ms(6));
         assert_eq!(late_after(ms(0)), BATCH_WAIT);
-        assert!(may_send(0, sent, sent, bound), "nothing in flight: at once");
-        assert!(!may_send(1, sent, sent + ms(5), bound));
-        assert!(may_send(1, sent, sent + ms(6), bound));
-        assert!(!may_send(MAX_CALLS_IN_FLIGHT, sent, sent + ms(60), bound));
+        assert!(
+            send_now(0, 1, free, sent, sent, late),
+            "nothing in flight: at once"
+        );
+        assert!(!send_now(0, 0, free, sent, sent, late), "nothing queued");
+        assert!(!send_now(1, 9, free, sent, sent + ms(5), late));
+        assert!(send_now(1, 9, free, sent, sent + ms(6), late));
+        assert!(!send_now(
+            MAX_CALLS_IN_FLIGHT,
+            9,
+            free,
+            sent,
+            sent + ms(60),
+            late
+        ));
         // The recent time follows the calls, an eighth at a time.
-        assert_eq!(recent(ms(8), Some(Ok(ms(16)))), ms(9));
-        assert_eq!(recent(ms(8), None), ms(8));
+        assert_eq!(recent(ms(8), ms(16)), ms(9));
+    }
+
+    #[test]
+    fn after_a_call_returns_the_next_is_held_until_its_clients_are_back_or_the_bound() {
+        let back = Instant::now();
+        let late = late_after(Duration::ZERO);
+        // 30 subjects came back; 20 queued while they were out.
+        let hold = Hold::after(30, 20, back);
+        assert_eq!(hold.want, 50);
+        assert!(!send_now(0, 20, hold, back, back, late));
+        assert!(!send_now(0, 49, hold, back, back + BATCH_WAIT / 2, late));
+        assert!(send_now(0, 50, hold, back, back, late), "filled: at once");
+        assert!(
+            send_now(0, 21, hold, back, back + BATCH_WAIT, late),
+            "the bound"
+        );
+        // A held call never goes beside one in flight before that one is late.
+        assert!(!send_now(1, 50, hold, back, back, late));
+        // Light load: one subject came back, none waited; its next request,
+        // or anyone's, goes out at once.
+        assert!(send_now(0, 1, Hold::after(1, 0, back), back, back, late));
+        assert_eq!(Hold::after(MAX_SUBJECTS, 9, back).want, MAX_SUBJECTS);
+    }
+
+    #[test]
+    fn a_request_that_fills_a_held_batch_wakes_the_dispatcher_once() {
+        let now = Instant::now();
+        let mut queue = Queue::default();
+        assert_eq!(wait(&mut queue, &subject(1), now), Wake::Start);
+        queue.want = 3;
+        assert_eq!(wait(&mut queue, &subject(2), now), Wake::Nothing);
+        assert_eq!(wait(&mut queue, &subject(3), now), Wake::Filled);
+        assert_eq!(wait(&mut queue, &subject(4), now), Wake::Nothing);
+        assert_eq!(queue.assemble(now).len(), 4);
+        assert_eq!(queue.want, 0, "sent: no longer held");
     }
 
     #[test]

@@ -41,6 +41,13 @@ impl Lease {
     }
 }
 
+/// Tokens a bucket of `burst` a second refills in [`LEASE_TTL`]: the most a
+/// lease may hold.
+fn refill_per_ttl(burst: i32) -> u32 {
+    let per_ttl = u128::from(u32::try_from(burst).unwrap_or(0)) * LEASE_TTL.as_micros() / 1_000_000;
+    u32::try_from(per_ttl).unwrap_or(u32::MAX)
+}
+
 /// One subject's requests in this process.
 #[derive(Debug)]
 pub(super) struct Slot {
@@ -156,11 +163,16 @@ impl Slot {
             size = size.min(left / LEASE_SHARE_OF_REMAINING);
         }
         if let Some(burst) = self.burst {
-            let per_ttl =
-                u128::from(u32::try_from(burst).unwrap_or(0)) * LEASE_TTL.as_micros() / 1_000_000;
-            size = size.min(u32::try_from(per_ttl).unwrap_or(u32::MAX));
+            size = size.min(refill_per_ttl(burst));
         }
         size
+    }
+
+    /// Whether the subject's plan, as of the last answer, refills less than
+    /// one token in [`LEASE_TTL`], so that it never gets a lease (the
+    /// built-in anonymous and free plans).
+    pub(super) fn never_leases(&self) -> bool {
+        self.burst.is_some_and(|burst| refill_per_ttl(burst) == 0)
     }
 
     /// Whether the slot holds nothing worth keeping: no call, no waiters, no
@@ -208,6 +220,12 @@ mod tests {
         assert_eq!(busy_slot(50, Some(1000), Some(5)).0.lease_size(now), 0);
         assert_eq!(busy_slot(50, None, Some(2)).0.lease_size(now), 0);
         assert_eq!(busy_slot(50, None, Some(1000)).0.lease_size(now), 100);
+        // Which is known as soon as the plan's burst is: such a subject's
+        // slot need not be kept between its requests.
+        assert!(busy_slot(50, None, Some(5)).0.never_leases());
+        assert!(!busy_slot(50, None, Some(10)).0.never_leases());
+        assert!(!busy_slot(50, None, None).0.never_leases());
+        assert!(!Slot::new(now).never_leases(), "not known before an answer");
     }
 
     #[test]

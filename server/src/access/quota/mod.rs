@@ -10,9 +10,9 @@
 //! - [`admission`]: requests waiting for admission, of any number of
 //!   subjects, go to the database together, one `api.admit_batch()` call with
 //!   one entry per subject (its waiting requests as the cost), sent when the
-//!   previous call returns or is late (at the earliest after [`BATCH_WAIT`]),
-//!   whichever is first. Many
-//!   anonymous clients sending a few requests each therefore share calls.
+//!   previous call has returned and its clients are back with their next
+//!   requests (held at most [`BATCH_WAIT`]), or beside it when it is late.
+//!   Many anonymous clients sending a few requests each therefore share calls.
 //! - [`grants`]: what the database answered, turned into one decision per
 //!   request, and units given back.
 //! - [`lease`]: a busy subject is also served from a *lease*: a call may ask
@@ -189,6 +189,8 @@ struct Inner {
     /// Per subject: waiting requests, the call in flight, leases; and the
     /// subjects due for the next call.
     queue: Mutex<Queue>,
+    /// Wakes the dispatcher holding the next call when its batch has filled.
+    filled: tokio::sync::Notify,
     /// Leased units that expired unused, to give back.
     releases: Mutex<Vec<Release>>,
     /// Subjects the database refused, until it would admit them again.
@@ -236,6 +238,7 @@ impl Accountant {
             inner: Arc::new(Inner {
                 pool,
                 queue: Mutex::new(Queue::default()),
+                filled: tokio::sync::Notify::new(),
                 releases: Mutex::new(Vec::new()),
                 blocked: Mutex::new(HashMap::new()),
                 last_failure_log: AtomicU64::new(u64::MAX),
