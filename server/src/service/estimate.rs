@@ -38,7 +38,8 @@ const MAX_MODEL_IDS: usize = 10;
 pub const PRICE_RULE: &str = "prices of the model's reference channel in effect on \
     prices_as_of (the day of the served publish, or the body's as_of): the official channel \
     when it has standard input and output prices, else the channel with the lowest blended \
-    price (3 x input + output) / 4 among those with both; standard-tier input, output and cached-input prices, and batch-tier prices where published";
+    price (3 x input + output) / 4 among those with both; standard-tier input, output and \
+    cached-input prices, and batch-tier prices where published";
 
 /// The body, read and type-checked; ranges are the estimator's to check.
 #[derive(Debug, Default)]

@@ -359,6 +359,7 @@ struct Done {
     /// How many subjects it carried.
     subjects: usize,
 }
+
 /// One `api.admit_batch()` call for `entries`, settled whatever its outcome.
 async fn call(inner: Arc<Inner>, entries: Vec<Entry>) -> Done {
     let sent = Instant::now();
