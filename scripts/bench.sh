@@ -309,7 +309,7 @@ FUNCS=(
     "model_history 365 d|select api.model_history('$(q "$FIRST")', null, null, '$YEAR_AGO', '$TODAY', 'daily', 100, null)"
     "compare 5|select api.compare($IDS_SQL, null, null)"
     "list_changes|select api.list_changes(null, null, null, null, null, 50, null)"
-    "estimate_prices 5|select api.estimate_prices($IDS_SQL, null)"
+    "estimate_prices 5|select api.estimate_prices($IDS_SQL, null, null)"
     "price_dump|select api.price_dump()"
 )
 DBROWS=()

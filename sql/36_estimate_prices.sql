@@ -1,4 +1,4 @@
--- api.estimate_prices(ids, as_of): the prices POST /api/v1/estimate computes with
+-- api.estimate_prices(ids, as_of, channel): the prices POST /api/v1/estimate computes with
 -- (the arithmetic is the estimator crate's, in the server). Returns
 --   {"as_of", "publish", "default_selection": bool, "models": [...]}.
 -- ids: at most 10 model ids (canonical, provider API id or renamed slug),
@@ -7,15 +7,21 @@
 -- as_of: the day whose prices to take; null = the served publish's day. Model
 -- attributes (status, modality, names) are the served publish's, as in
 -- api.list_models.
--- Price rule: the model's reference channel (api._channel_prices: official when
--- it has standard input and output prices, else the channel with the lowest
--- blended price among those with both); from that channel, in effect on the
--- day: standard-tier input, output and cached_input, and
--- batch-tier input, output and cached_input where published.
+-- channel: null = each model's reference channel (api._channel_prices:
+-- official when it has standard input and output prices, else the channel
+-- with the lowest blended price among those with both); a channel = that
+-- channel for every model.
+-- Per model, from its channel, in effect on the day: `prices`, the
+-- standard-tier input, output and cached_input and batch-tier input, output
+-- and cached_input where published; `rates`, every rate (standard price rows
+-- of every tier and conditional rates: context-length tiers, cache writes),
+-- ordered by tier and component in the spec's orders (cache_write last), then
+-- above_input_tokens and cache_ttl, nulls first.
 -- Errors: PRARG duplicates; PRMNF an unknown id (did_you_mean); PRNPD a model
--- without standard input and output prices on any channel that day.
+-- without standard input and output prices on any channel (on the given
+-- channel) that day.
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
-create function api.estimate_prices(p_ids text[], p_as_of date)
+create function api.estimate_prices(p_ids text[], p_as_of date, p_channel pricing.channel)
 returns jsonb
 language plpgsql stable
 as $$
@@ -57,7 +63,9 @@ begin
         left join lateral (
             select cp.channel, cp.last_verified_at
             from api._channel_prices(v_day, array[x.id]) as cp
-            where cp.reference_rank = 1 and cp.input_usd is not null and cp.output_usd is not null
+            where cp.input_usd is not null and cp.output_usd is not null
+              and case when p_channel is null then cp.reference_rank = 1
+                       else cp.channel = p_channel end
         ) as c on true
     )
     select min(ch.id) filter (where ch.channel is null),
@@ -70,7 +78,8 @@ begin
                'channel', ch.channel,
                'last_verified_at', api._ts(pr.verified),
                'is_stale', api._is_stale(pr.verified, v_served.as_of),
-               'prices', pr.prices) order by ch.n)
+               'prices', pr.prices,
+               'rates', r.rates) order by ch.n)
     into v_unpriced, v_models
     from chosen as ch
     join pricing.models as m on m.id = ch.id
@@ -83,16 +92,34 @@ begin
         where p.model_id = ch.id and p.channel = ch.channel
           and p.tier in ('standard', 'batch')
           and p.valid_from <= v_day and (p.valid_to is null or p.valid_to > v_day)
-    ) as pr on true;
+    ) as pr on true
+    left join lateral (
+        select coalesce(jsonb_agg(jsonb_build_object(
+                   'component', x.component,
+                   'tier', x.tier,
+                   'above_input_tokens', x.above_input_tokens,
+                   'cache_ttl', x.cache_ttl,
+                   'usd_per_1m', api._dec(x.usd_per_1m),
+                   'source', x.source,
+                   'last_verified_at', api._ts(x.last_verified_at))
+                   order by x.tier, api._component_rank(x.component),
+                            x.above_input_tokens nulls first, x.cache_ttl nulls first),
+                   '[]'::jsonb) as rates
+        from api._rates(v_day, array[ch.id]) as x
+        where x.channel = ch.channel
+    ) as r on true;
 
     if v_unpriced is not null then
         raise exception using
             errcode = 'PRNPD',
-            message = format('model %s has no standard input and output prices on any channel%s, so its '
+            message = format('model %s has no standard input and output prices on %s%s, so its '
                              'cost cannot be estimated', v_unpriced,
+                             coalesce('channel ' || p_channel, 'any channel'),
                              case when p_as_of is not null then ' on ' || v_day end),
             detail = jsonb_build_object('model_id', v_unpriced, 'parameter', 'model_ids')::text,
-            hint = 'leave it out of model_ids; GET /api/v1/models/' || v_unpriced
+            hint = 'leave it out of model_ids'
+                   || case when p_channel is not null then ', or choose another channel' else '' end
+                   || '; GET /api/v1/models/' || v_unpriced
                    || '?include=pricing shows the prices it has';
     end if;
 

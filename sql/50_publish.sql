@@ -50,6 +50,18 @@ begin
         sources jsonb,
         primary key (model_id, channel, component, tier, valid_from)
     ) on commit drop;
+    -- conditional rates (docs/snapshot-format.md, conditional_prices): the
+    -- columns of stage_prices, then the condition; component is text, as it
+    -- includes cache_write
+    create temp table stage_conditional_prices (
+        like stage_prices,
+        above_input_tokens integer,
+        cache_ttl text,
+        unique nulls not distinct (
+            model_id, channel, component, tier, above_input_tokens, cache_ttl, valid_from
+        )
+    ) on commit drop;
+    alter table stage_conditional_prices alter column component type text;
     -- a model's limits history (docs/snapshot-format.md, models[].limits)
     create temp table stage_limits (
         model_id text not null,
@@ -147,6 +159,8 @@ declare
     v_summary jsonb;
     v_rows_inserted bigint;
     v_rows_deleted bigint;
+    v_conditional_inserted bigint;
+    v_conditional_deleted bigint;
 begin
     perform pg_advisory_xact_lock(7072696369000001);
     select max(as_of) into v_last from pricing.publishes;
@@ -372,6 +386,40 @@ begin
     )
     select count(*) filter (where inserted) into v_rows_inserted from added;
 
+    -- Conditional rates: the same replacement, a series being its model,
+    -- channel, component, tier and condition. They emit no events.
+    with gone as (
+        delete from pricing.conditional_prices as x
+        where exists (
+            select from stage_conditional_prices as s
+            where (s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl)
+                  is not distinct from
+                  (x.model_id, x.channel, x.component, x.tier, x.above_input_tokens, x.cache_ttl))
+          and not exists (
+            select from stage_conditional_prices as s
+            where (s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl,
+                   s.valid_from, s.usd_per_1m, s.valid_to)
+                  is not distinct from
+                  (x.model_id, x.channel, x.component, x.tier, x.above_input_tokens, x.cache_ttl,
+                   x.valid_from, x.usd_per_1m, x.valid_to))
+        returning 1
+    )
+    select count(*) into v_conditional_deleted from gone;
+    with added as (
+        insert into pricing.conditional_prices as x (
+            model_id, channel, component, tier, above_input_tokens, cache_ttl, usd_per_1m,
+            valid_from, valid_to, last_verified_at, source, published_in
+        )
+        select s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl,
+               s.usd_per_1m, s.valid_from, s.valid_to, s.last_verified_at, s.source, v_publish
+        from stage_conditional_prices as s
+        on conflict (model_id, channel, component, tier, above_input_tokens, cache_ttl, valid_from)
+        do update set last_verified_at = excluded.last_verified_at, source = excluded.source
+        where (x.last_verified_at, x.source) is distinct from (excluded.last_verified_at, excluded.source)
+        returning (xmax = 0) as inserted
+    )
+    select count(*) filter (where inserted) into v_conditional_inserted from added;
+
     delete from pricing.benchmarks as b
     using stage_models as s
     where b.model_id = s.id
@@ -404,6 +452,8 @@ begin
         'models', (select count(*) from stage_models),
         'price_rows_inserted', v_rows_inserted,
         'price_rows_deleted', v_rows_deleted,
+        'conditional_rows_inserted', v_conditional_inserted,
+        'conditional_rows_deleted', v_conditional_deleted,
         'events', coalesce((
             select jsonb_object_agg(event_type, n)
             from (select event_type, count(*) as n from pricing.events

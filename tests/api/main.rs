@@ -12,6 +12,7 @@ mod cache;
 mod changes;
 mod cli;
 mod compare;
+mod conditional;
 mod contract;
 mod dataset;
 mod estimate;

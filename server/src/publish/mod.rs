@@ -11,7 +11,7 @@ use rust_decimal::Decimal;
 use time::{Date, OffsetDateTime};
 use tokio_postgres::Client;
 
-use crate::publish::snapshot::{BadRow, Checks, Snapshot, Staged};
+use crate::publish::snapshot::{BadRow, Checks, Snapshot, Staged, StagedPrice};
 
 /// How to publish.
 #[derive(Debug, Clone, Copy)]
@@ -186,35 +186,22 @@ async fn write(
     )
     .await?;
 
-    let p = &staged.prices;
-    let text =
-        |f: fn(&crate::publish::snapshot::StagedPrice) -> &str| p.iter().map(f).collect::<Vec<_>>();
-    let price: Vec<Decimal> = p.iter().map(|x| x.usd_per_1m).collect();
-    let from: Vec<Date> = p.iter().map(|x| x.valid_from).collect();
-    let to: Vec<Option<Date>> = p.iter().map(|x| x.valid_to).collect();
-    let verified: Vec<OffsetDateTime> = p.iter().map(|x| x.last_verified_at).collect();
-    let sources: Vec<Option<String>> = p.iter().map(|x| json_list(x.sources.as_deref())).collect();
-    tx.execute(
+    load_prices(
+        &tx,
         "insert into stage_prices
          select model_id, channel::pricing.channel, component::pricing.component,
                 tier::pricing.service_tier, usd_per_1m, valid_from, valid_to, last_verified_at, source,
-                sources::jsonb
-         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::date[],
-                     $7::date[], $8::timestamptz[], $9::text[], $10::text[])
-              as u(model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
-                   last_verified_at, source, sources)",
-        &[
-            &text(|x| &x.model_id),
-            &text(|x| &x.channel),
-            &text(|x| &x.component),
-            &text(|x| &x.tier),
-            &price,
-            &from,
-            &to,
-            &verified,
-            &text(|x| &x.source),
-            &sources,
-        ],
+                sources::jsonb",
+        &staged.prices,
+    )
+    .await?;
+    load_prices(
+        &tx,
+        "insert into stage_conditional_prices
+         select model_id, channel::pricing.channel, component, tier::pricing.service_tier,
+                usd_per_1m, valid_from, valid_to, last_verified_at, source, sources::jsonb,
+                above_input_tokens, cache_ttl",
+        &staged.conditional_prices,
     )
     .await?;
 
@@ -246,7 +233,10 @@ async fn write(
     )
     .await?;
 
-    tracing::info!("diffing against the published state and writing");
+    tracing::info!(
+        conditional_price_rows = staged.conditional_prices.len(),
+        "diffing against the published state and writing"
+    );
     let row = tx
         .query_one(
             "select publish.apply($1, $2, $3)",
@@ -256,4 +246,47 @@ async fn write(
     let summary: serde_json::Value = row.get(0);
     tx.commit().await?;
     Ok(summary)
+}
+
+/// Loads price rows into a stage table: `insert` is the statement up to its
+/// select list, over the columns of `u` (every field of [`StagedPrice`]).
+async fn load_prices(
+    tx: &tokio_postgres::Transaction<'_>,
+    insert: &str,
+    p: &[StagedPrice],
+) -> anyhow::Result<()> {
+    let text = |f: fn(&StagedPrice) -> &str| p.iter().map(f).collect::<Vec<_>>();
+    let price: Vec<Decimal> = p.iter().map(|x| x.usd_per_1m).collect();
+    let from: Vec<Date> = p.iter().map(|x| x.valid_from).collect();
+    let to: Vec<Option<Date>> = p.iter().map(|x| x.valid_to).collect();
+    let verified: Vec<OffsetDateTime> = p.iter().map(|x| x.last_verified_at).collect();
+    let sources: Vec<Option<String>> = p.iter().map(|x| json_list(x.sources.as_deref())).collect();
+    let above: Vec<Option<i32>> = p.iter().map(|x| x.condition.above_input_tokens).collect();
+    let ttl: Vec<Option<&str>> = p.iter().map(|x| x.condition.cache_ttl.as_deref()).collect();
+    tx.execute(
+        &format!(
+            "{insert}
+             from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::date[],
+                         $7::date[], $8::timestamptz[], $9::text[], $10::text[], $11::int4[],
+                         $12::text[])
+                  as u(model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
+                       last_verified_at, source, sources, above_input_tokens, cache_ttl)"
+        ),
+        &[
+            &text(|x| &x.model_id),
+            &text(|x| &x.channel),
+            &text(|x| &x.component),
+            &text(|x| &x.tier),
+            &price,
+            &from,
+            &to,
+            &verified,
+            &text(|x| &x.source),
+            &sources,
+            &above,
+            &ttl,
+        ],
+    )
+    .await?;
+    Ok(())
 }

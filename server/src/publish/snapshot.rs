@@ -1,6 +1,7 @@
 //! The canonical snapshot format (pricing-snapshot v1, docs/snapshot-format.md)
 //! and its row checks. A snapshot is the whole published state: providers,
-//! models with aliases, price series with their history, and benchmarks.
+//! models with aliases, price series with their history, conditional rates
+//! (context-length tiers and cache writes), and benchmarks.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read as _;
@@ -25,6 +26,10 @@ pub const CHANNELS: &[&str] = &[
     "novita",
 ];
 const COMPONENTS: &[&str] = &["input", "output", "cached_input"];
+/// The components of a conditional rate: the standard ones and cache writes.
+const CONDITIONAL_COMPONENTS: &[&str] = &["input", "output", "cached_input", "cache_write"];
+/// How long a cache write keeps its tokens, where the provider prices it apart.
+const CACHE_TTLS: &[&str] = &["5m", "1h"];
 const TIERS: &[&str] = &["standard", "batch", "flex", "priority"];
 const STATUSES: &[&str] = &["active", "deprecated", "retired"];
 const MODALITIES: &[&str] = &["text", "image", "audio", "video"];
@@ -45,6 +50,9 @@ pub struct Snapshot {
     providers: Vec<Provider>,
     models: Vec<Model>,
     prices: Vec<PriceSeries>,
+    /// Absent in a snapshot without conditional rates.
+    #[serde(default)]
+    conditional_prices: Vec<ConditionalSeries>,
     #[serde(default)]
     benchmarks: Vec<Benchmark>,
     #[serde(skip)]
@@ -110,6 +118,20 @@ struct PriceSeries {
     source: String,
 }
 
+/// A price series that applies only under its condition.
+#[derive(Debug, Deserialize)]
+struct ConditionalSeries {
+    #[serde(flatten)]
+    series: PriceSeries,
+    condition: Condition,
+}
+
+#[derive(Debug, Deserialize)]
+struct Condition {
+    above_input_tokens: Option<i64>,
+    cache_ttl: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 struct Step {
     from: Date,
@@ -157,6 +179,7 @@ pub struct Staged {
     pub models: Vec<StagedModel>,
     pub aliases: Vec<(String, String, String, Option<String>)>,
     pub prices: Vec<StagedPrice>,
+    pub conditional_prices: Vec<StagedPrice>,
     pub limits: Vec<StagedLimits>,
     pub benchmarks: Vec<(String, String, Decimal, String, Date)>,
 }
@@ -189,6 +212,15 @@ pub struct StagedModel {
     pub successor: Option<String>,
 }
 
+/// When a conditional rate applies; both `None` on a standard price row.
+#[derive(Debug, Clone, Default)]
+pub struct StagedCondition {
+    /// The rate prices a whole request whose input tokens exceed this.
+    pub above_input_tokens: Option<i32>,
+    /// A cache write's time to live (`5m`, `1h`), where the source states it.
+    pub cache_ttl: Option<String>,
+}
+
 /// One price row: `usd_per_1m` in effect over `[valid_from, valid_to)`.
 #[derive(Debug)]
 pub struct StagedPrice {
@@ -203,6 +235,7 @@ pub struct StagedPrice {
     pub source: String,
     /// The source releases that show the step starting at `valid_from`.
     pub sources: Option<Vec<String>>,
+    pub condition: StagedCondition,
 }
 
 impl Snapshot {
@@ -342,40 +375,47 @@ impl Snapshot {
 
         let mut series = HashSet::new();
         for s in &self.prices {
-            let key = format!("{} {} {} {}", s.model, s.channel, s.component, s.tier);
-            let reason = if !models.contains_key(s.model.as_str()) {
-                Some(format!("model {} is not in the snapshot", s.model))
-            } else if !CHANNELS.contains(&s.channel.as_str()) {
-                Some(format!(
-                    "unknown channel `{}` (one of {})",
-                    s.channel,
-                    CHANNELS.join(", ")
-                ))
-            } else if !COMPONENTS.contains(&s.component.as_str()) {
-                Some(format!(
-                    "unknown component `{}` (one of {})",
-                    s.component,
-                    COMPONENTS.join(", ")
-                ))
-            } else if !TIERS.contains(&s.tier.as_str()) {
-                Some(format!(
-                    "unknown service tier `{}` (one of {})",
-                    s.tier,
-                    TIERS.join(", ")
-                ))
-            } else if !series.insert(key.clone()) {
-                Some("the series appears twice".to_owned())
-            } else {
-                None
-            };
-            if let Some(reason) = reason {
-                bad.push(BadRow {
-                    row: format!("prices: {key}"),
-                    reason,
-                });
-                continue;
+            let row = format!("prices: {}", series_key(s));
+            let checked = check_series(s, COMPONENTS, &models)
+                .and_then(|()| unique_series(&mut series, &row));
+            match checked {
+                Ok(()) => stage_series(
+                    s,
+                    &row,
+                    StagedCondition::default(),
+                    checks,
+                    &source_ids,
+                    &mut staged.prices,
+                    &mut bad,
+                ),
+                Err(reason) => bad.push(BadRow { row, reason }),
             }
-            stage_series(s, &key, checks, &source_ids, &mut staged.prices, &mut bad);
+        }
+
+        for c in &self.conditional_prices {
+            let s = &c.series;
+            let mut row = format!("conditional_prices: {}", series_key(s));
+            if let Some(n) = c.condition.above_input_tokens {
+                row.push_str(&format!(" above {n}"));
+            }
+            if let Some(ttl) = &c.condition.cache_ttl {
+                row.push_str(&format!(" ttl {ttl}"));
+            }
+            let checked = check_series(s, CONDITIONAL_COMPONENTS, &models)
+                .and_then(|()| check_condition(&s.component, &c.condition))
+                .and_then(|condition| unique_series(&mut series, &row).map(|()| condition));
+            match checked {
+                Ok(condition) => stage_series(
+                    s,
+                    &row,
+                    condition,
+                    checks,
+                    &source_ids,
+                    &mut staged.conditional_prices,
+                    &mut bad,
+                ),
+                Err(reason) => bad.push(BadRow { row, reason }),
+            }
         }
 
         let mut benchmarks = HashSet::new();
@@ -562,11 +602,88 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
     })
 }
 
-/// Turns a series' steps into rows. A bad step is left out, so the price
-/// before it stays in effect until the next good step.
+/// A series' model, channel, component and tier, as rows name it.
+fn series_key(s: &PriceSeries) -> String {
+    format!("{} {} {} {}", s.model, s.channel, s.component, s.tier)
+}
+
+/// Checks what names a series: a model of the snapshot, a channel, one of
+/// `components` and a service tier.
+fn check_series(
+    s: &PriceSeries,
+    components: &[&str],
+    models: &HashMap<&str, &str>,
+) -> Result<(), String> {
+    if !models.contains_key(s.model.as_str()) {
+        Err(format!("model {} is not in the snapshot", s.model))
+    } else if !CHANNELS.contains(&s.channel.as_str()) {
+        Err(format!(
+            "unknown channel `{}` (one of {})",
+            s.channel,
+            CHANNELS.join(", ")
+        ))
+    } else if !components.contains(&s.component.as_str()) {
+        Err(format!(
+            "unknown component `{}` (one of {})",
+            s.component,
+            components.join(", ")
+        ))
+    } else if !TIERS.contains(&s.tier.as_str()) {
+        Err(format!(
+            "unknown service tier `{}` (one of {})",
+            s.tier,
+            TIERS.join(", ")
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// A series (named by its row) may appear once.
+fn unique_series(seen: &mut HashSet<String>, row: &str) -> Result<(), String> {
+    if seen.insert(row.to_owned()) {
+        Ok(())
+    } else {
+        Err("the series appears twice".to_owned())
+    }
+}
+
+/// Checks a conditional rate's condition against its component: a positive
+/// threshold, a cache time to live only on a cache write, and a condition at
+/// all (the unconditional rate of a component is the standard price).
+fn check_condition(component: &str, c: &Condition) -> Result<StagedCondition, String> {
+    let above_input_tokens = positive_limit(c.above_input_tokens, "above_input_tokens")?;
+    if let Some(ttl) = &c.cache_ttl {
+        if component != "cache_write" {
+            return Err(format!(
+                "cache_ttl is only for component cache_write; make it null on {component}"
+            ));
+        }
+        if !CACHE_TTLS.contains(&ttl.as_str()) {
+            return Err(format!(
+                "unknown cache_ttl `{ttl}` (one of {}, or null when the source does not say)",
+                CACHE_TTLS.join(", ")
+            ));
+        }
+    }
+    if above_input_tokens.is_none() && component != "cache_write" {
+        return Err(format!(
+            "no condition: the unconditional {component} rate belongs in prices[]"
+        ));
+    }
+    Ok(StagedCondition {
+        above_input_tokens,
+        cache_ttl: c.cache_ttl.clone(),
+    })
+}
+
+/// Turns a series' steps into rows, each under `condition`; `series` names the
+/// series in bad rows. A bad step is left out, so the price before it stays in
+/// effect until the next good step.
 fn stage_series(
     s: &PriceSeries,
-    key: &str,
+    series: &str,
+    condition: StagedCondition,
     checks: Checks,
     source_ids: &HashSet<&str>,
     rows: &mut Vec<StagedPrice>,
@@ -575,7 +692,7 @@ fn stage_series(
     let mut good: Vec<(&Step, Option<Decimal>)> = Vec::with_capacity(s.history.len());
     let mut last_price: Option<Decimal> = None;
     for step in &s.history {
-        let row = || format!("prices: {key} from {}", step.from);
+        let row = || format!("{series} from {}", step.from);
         if good.last().is_some_and(|(last, _)| last.from >= step.from) {
             bad.push(BadRow {
                 row: row(),
@@ -657,6 +774,7 @@ fn stage_series(
             last_verified_at: s.last_verified_at,
             source: s.source.clone(),
             sources: step.sources.clone(),
+            condition: condition.clone(),
         });
     }
 }

@@ -332,14 +332,19 @@ pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, A
             &json!([body.model_ids, body.as_of.map(|day| day.to_string())]),
             call_json(
                 state,
-                "select api.estimate_prices($1::text[], $2::date)",
+                "select api.estimate_prices($1::text[], $2::date, null)",
                 &[&body.model_ids, &body.as_of],
             ),
         )
         .await?;
 
-    let models: Vec<ModelInput> = serde_json::from_value(result["models"].clone())
+    let mut models: Vec<ModelInput> = serde_json::from_value(result["models"].clone())
         .map_err(|e| ApiError::internal("reading prices for an estimate", &e))?;
+    // Every other field is echoed in the model's row; `rates` (all its rates,
+    // conditional ones too) is not part of an estimate row.
+    for model in &mut models {
+        model.fields.remove("rates");
+    }
     let report = estimate_models(&resolved, models).map_err(|e| {
         ApiError::invalid("requests_per_month", e.to_string(), "a smaller workload")
     })?;
