@@ -126,7 +126,7 @@ async fn feeds_default_to_the_newest_50_events_and_answer_304() {
 }
 
 #[tokio::test]
-async fn the_csv_dump_has_one_row_per_model_channel_component_and_tier() {
+async fn the_csv_dump_has_one_row_per_model_channel_component_tier_and_condition() {
     let (db, app) = fixture_app().await;
     let reply = app.call("/dumps/prices.csv").await.expect(200);
     assert!(
@@ -138,13 +138,16 @@ async fn the_csv_dump_has_one_row_per_model_channel_component_and_tier() {
     let lines: Vec<&str> = reply.text.split("\r\n").filter(|l| !l.is_empty()).collect();
     assert_eq!(
         lines[0],
-        "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,valid_to,last_verified_at,is_stale,source"
+        "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl"
     );
     let expected: i64 = db
         .client()
         .await
         .query_one(
-            "select count(*) from pricing.prices p,
+            "select count(*)
+             from (select valid_from, valid_to from pricing.prices
+                   union all
+                   select valid_from, valid_to from pricing.conditional_prices) p,
                  (select (as_of at time zone 'UTC')::date as day from pricing.publishes order by id desc limit 1) s
              where p.valid_from <= s.day and (p.valid_to is null or p.valid_to > s.day)",
             &[],
@@ -169,8 +172,9 @@ async fn the_csv_dump_has_one_row_per_model_channel_component_and_tier() {
             canonical.iter().any(|id| id == cells[0]),
             "canonical id: {line}"
         );
+        let condition = (cells[cells.len() - 2], cells[cells.len() - 1]);
         assert!(
-            keys.insert((cells[0], cells[3], cells[4], cells[5])),
+            keys.insert((cells[0], cells[3], cells[4], cells[5], condition)),
             "one row per series: {line}"
         );
         assert!(
