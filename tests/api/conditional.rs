@@ -1,7 +1,8 @@
 //! Conditional rates (snapshot `conditional_prices`): published beside the
 //! standard prices, served in the card's `pricing.conditional`, as lines of
 //! their own in the CSV dump and in `api.estimate_prices`' `rates`; a bad
-//! conditional row rejects the whole snapshot.
+//! conditional row rejects the whole snapshot. MCP's pricing_get_model, over
+//! the same service, answers the same card.
 //!
 //! The snapshot is small and real: Gemini 2.5 Pro on Google's API (1.25 / 10
 //! per 1M input / output, cached input 0.125; above 200,000 input tokens 2.5 /
@@ -447,5 +448,26 @@ async fn a_later_publish_replaces_a_conditional_series_that_changed() {
         db.scalar_i64("select count(*) from pricing.conditional_prices")
             .await,
         5
+    );
+}
+
+#[tokio::test]
+async fn mcp_pricing_get_model_returns_the_conditional_rates_like_rest() {
+    let db = published().await;
+    let app = data_app(&db).await;
+    let calls = json!([{"tool": "pricing_get_model",
+                        "arguments": {"model_id": GEMINI, "include": ["pricing"]}}]);
+    let out = crate::mcp::over_http(&app, &[], &calls).await;
+    let result = &out["results"][0];
+    assert_eq!(result["is_error"], false, "{result}");
+    let rest = app
+        .call(&format!("/api/v1/models/{GEMINI}?include=pricing"))
+        .await
+        .expect(200)
+        .json();
+    assert_eq!(result["structured"], rest);
+    assert_eq!(
+        result["structured"]["data"]["pricing"]["conditional"][1]["usd_per_1m"],
+        "15"
     );
 }

@@ -52,7 +52,7 @@ async fn client(args: &[String], calls: &Value) -> Value {
     serde_json::from_slice(&out.stdout).expect("client JSON")
 }
 
-async fn over_http(app: &TestApp, headers: &[&str], calls: &Value) -> Value {
+pub(crate) async fn over_http(app: &TestApp, headers: &[&str], calls: &Value) -> Value {
     let mut args = vec!["http".to_owned(), app.url("/mcp")];
     args.extend(headers.iter().map(|h| (*h).to_owned()));
     client(&args, calls).await
