@@ -81,6 +81,7 @@ mod assumption;
 mod estimate;
 mod money;
 mod preset;
+mod rates;
 mod report;
 mod workload;
 
@@ -93,6 +94,7 @@ pub use money::{
     MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money, write_money,
 };
 pub use preset::{Preset, RequestVolumes, UnknownPreset};
+pub use rates::{CacheTtl, Component, Conditions, Rate, RateCard, Selected, ServiceTier};
 pub use report::{EstimateRow, Estimates, ModelInput, UnpriceableModel, estimate_models};
 pub use rust_decimal::Decimal;
 pub use workload::{
