@@ -83,6 +83,7 @@ mod money;
 mod preset;
 mod rates;
 mod report;
+mod usage;
 mod workload;
 
 pub use assumption::{Assumption, Assumptions};
@@ -97,6 +98,7 @@ pub use preset::{Preset, RequestVolumes, UnknownPreset};
 pub use rates::{CacheTtl, Component, Conditions, Rate, RateCard, Selected, ServiceTier};
 pub use report::{EstimateRow, Estimates, ModelInput, UnpriceableModel, estimate_models};
 pub use rust_decimal::Decimal;
+pub use usage::{Bill, LineItem, USAGE_FORMATS, UsageError, UsageTokens, bill, read_usage};
 pub use workload::{
     MAX_TOKENS_PER_MONTH, MonthlyTokens, RangesChecked, ResolvedWorkload, Workload, WorkloadError,
     WorkloadField,

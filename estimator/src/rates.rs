@@ -297,7 +297,7 @@ mod tests {
             tier,
             above_input_tokens: above,
             cache_ttl: ttl,
-            usd_per_1m: usd.parse().unwrap(),
+            usd_per_1m: usd.parse().expect("a decimal"),
             source: Some("litellm 1.109.1".into()),
         }
     }
@@ -325,7 +325,7 @@ mod tests {
     fn a_request_over_the_threshold_is_billed_whole_at_the_tier_rates() {
         let card = gemini_25_pro();
         let below = card.select(200_000, ServiceTier::Standard, CacheTtl::FiveMinutes);
-        let p = below.prices().unwrap();
+        let p = below.prices().expect("priced");
         assert_eq!(
             (p.input.to_string(), p.output.to_string()),
             ("1.25".into(), "10".into())
@@ -333,26 +333,26 @@ mod tests {
         assert_eq!(below.conditions.above_input_tokens, None);
 
         let above = card.select(300_000, ServiceTier::Standard, CacheTtl::FiveMinutes);
-        let p = above.prices().unwrap();
+        let p = above.prices().expect("priced");
         assert_eq!(p.input.to_string(), "2.5");
         assert_eq!(p.output.to_string(), "15");
-        assert_eq!(p.cached_input.unwrap().to_string(), "0.25");
+        assert_eq!(p.cached_input.expect("published").to_string(), "0.25");
         assert_eq!(above.conditions.above_input_tokens, Some(200_000));
         // batch: the threshold's input rate, and the output rate without one (none published)
-        assert_eq!(p.batch_input.unwrap().to_string(), "1.25");
-        assert_eq!(p.batch_output.unwrap().to_string(), "5");
+        assert_eq!(p.batch_input.expect("published").to_string(), "1.25");
+        assert_eq!(p.batch_output.expect("published").to_string(), "5");
     }
 
     #[test]
     fn a_tier_without_rates_falls_back_to_standard_and_says_so() {
         let card = gemini_25_pro();
         let priority = card.select(1_000, ServiceTier::Priority, CacheTtl::FiveMinutes);
-        assert_eq!(priority.prices().unwrap().input.to_string(), "2.25");
+        assert_eq!(priority.prices().expect("priced").input.to_string(), "2.25");
         assert!(!priority.conditions.service_tier_missing);
         let flex = card.select(1_000, ServiceTier::Flex, CacheTtl::FiveMinutes);
         assert_eq!(flex.conditions.service_tier, ServiceTier::Standard);
         assert!(flex.conditions.service_tier_missing);
-        assert_eq!(flex.prices().unwrap().input.to_string(), "1.25");
+        assert_eq!(flex.prices().expect("priced").input.to_string(), "1.25");
     }
 
     #[test]
@@ -374,11 +374,11 @@ mod tests {
         ]);
         let five = card.select(1_000, Standard, CacheTtl::FiveMinutes);
         assert_eq!(
-            five.prices().unwrap().cache_write.unwrap().to_string(),
+            five.prices().expect("priced").cache_write.expect("published").to_string(),
             "3.75"
         );
         let hour = card.select(1_000, Standard, CacheTtl::OneHour);
-        assert_eq!(hour.prices().unwrap().cache_write.unwrap().to_string(), "6");
+        assert_eq!(hour.prices().expect("priced").cache_write.expect("published").to_string(), "6");
 
         let unstated = RateCard(vec![
             rate(Input, Standard, None, None, "1"),
@@ -387,7 +387,7 @@ mod tests {
         ]);
         let any = unstated.select(1, Standard, CacheTtl::OneHour);
         assert_eq!(
-            any.prices().unwrap().cache_write.unwrap().to_string(),
+            any.prices().expect("priced").cache_write.expect("published").to_string(),
             "1.5"
         );
     }
@@ -397,7 +397,7 @@ mod tests {
         let json = r#"[{"component": "cache_write", "tier": "standard", "above_input_tokens": null,
             "cache_ttl": "1h", "usd_per_1m": "6", "source": "litellm 1.109.1",
             "last_verified_at": "2026-11-12T00:00:00Z"}]"#;
-        let card: RateCard = serde_json::from_str(json).unwrap();
+        let card: RateCard = serde_json::from_str(json).expect("rates");
         assert_eq!(card.0[0].cache_ttl, Some(CacheTtl::OneHour));
         assert_eq!(card.0[0].component, Component::CacheWrite);
         assert_eq!("priority".parse::<ServiceTier>(), Ok(ServiceTier::Priority));
