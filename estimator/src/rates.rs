@@ -374,11 +374,22 @@ mod tests {
         ]);
         let five = card.select(1_000, Standard, CacheTtl::FiveMinutes);
         assert_eq!(
-            five.prices().expect("priced").cache_write.expect("published").to_string(),
+            five.prices()
+                .expect("priced")
+                .cache_write
+                .expect("published")
+                .to_string(),
             "3.75"
         );
         let hour = card.select(1_000, Standard, CacheTtl::OneHour);
-        assert_eq!(hour.prices().expect("priced").cache_write.expect("published").to_string(), "6");
+        assert_eq!(
+            hour.prices()
+                .expect("priced")
+                .cache_write
+                .expect("published")
+                .to_string(),
+            "6"
+        );
 
         let unstated = RateCard(vec![
             rate(Input, Standard, None, None, "1"),
@@ -387,7 +398,11 @@ mod tests {
         ]);
         let any = unstated.select(1, Standard, CacheTtl::OneHour);
         assert_eq!(
-            any.prices().expect("priced").cache_write.expect("published").to_string(),
+            any.prices()
+                .expect("priced")
+                .cache_write
+                .expect("published")
+                .to_string(),
             "1.5"
         );
     }
