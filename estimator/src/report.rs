@@ -100,6 +100,10 @@ pub struct EstimateRow {
     /// The conditions the prices were chosen under, when the model came with a rate card.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Conditions>,
+    /// The rate card, echoed so that the row fed back in is billed by the same rule for any
+    /// other workload (the browser calculator re-estimates rows of an answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rates: Option<RateCard>,
     /// The estimate.
     #[serde(flatten)]
     pub estimate: CostEstimate,
@@ -130,6 +134,7 @@ pub fn estimate_models(
             fields: model.fields,
             prices,
             conditions,
+            rates: model.rates,
             estimate: cost,
         });
     }

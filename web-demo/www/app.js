@@ -15,8 +15,11 @@ const MAX_MODELS = 10;
 const DEFAULTS = { requests: "10000", preset: "chatbot", input: "", output: "", cache: 0, batch: 0 };
 // The workload sent when only a model's prices are wanted (any valid workload would do).
 const PRICE_PROBE = { requests_per_month: 1, preset: "chatbot" };
-// The model fields kept from a server row; its costs are recomputed here.
-const MODEL_FIELDS = ["model_id", "name", "provider", "status", "channel", "last_verified_at", "is_stale", "prices"];
+// The model fields kept from a server row; its costs are recomputed here, from its rate card
+// (`rates`: context thresholds, cache writes, tiers) by the same rule as the server.
+const MODEL_FIELDS = [
+  "model_id", "name", "provider", "status", "channel", "last_verified_at", "is_stale", "prices", "rates",
+];
 
 // How the presets read in the form; the estimator's names stay in the URL and the API.
 const PRESET_LABELS = {
