@@ -578,7 +578,7 @@ class PeakRates(unittest.TestCase):
         # without the rule: 0.044 from 2026-06-21 (the ledger's likely-correction flag carries the
         # peak figure back); DeepSeek's page lists 0.003625 until peak hours began
         b, ec = self.builder()
-        got, _obs = b.without_peak_rates(ec, "cached_input", "standard", "cache_read_input_token_cost")
+        got, _obs = b.without_peak_rates(ec, "cache_read_input_token_cost")
         self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None)])
         self.assertEqual([(rule, [(d, v) for d, v, _s in xs]) for _k, rule, xs, _d in b.screened],
                          [(screen.PEAK_RATE, [("2026-08-31", "0.044"), ("2026-09-26", "0.044")])])
@@ -586,7 +586,7 @@ class PeakRates(unittest.TestCase):
     def test_a_series_that_starts_in_peak_billing_is_left_out_whole(self):
         b, ec = self.builder()
         b.peak_since[ec] = None
-        got, _obs = b.without_peak_rates(ec, "cached_input", "standard", "cache_read_input_token_cost")
+        got, _obs = b.without_peak_rates(ec, "cache_read_input_token_cost")
         self.assertEqual(got, [])
         self.assertEqual(len(b.screened[0][2]), 4)
 
