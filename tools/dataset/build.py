@@ -1154,20 +1154,15 @@ class Builder:
             return []
         start, last = std["steps"][0].date, std["steps"][-1]
         end = last.date if last.value is None else None
-        before = [st for st in steps if st.date < start]
-        if before:
-            # the rate in effect when the standard series starts opens the conditional one
-            opening = before[-1]
-            steps = [Step(start, opening.value, opening.kind, opening.exact, opening.lo, opening.genai, opening.srcs)] + \
-                [st for st in steps if st.date > start or (st.date == start and st is not opening)]
-        after = [st for st in steps if end and st.date >= end and st.value is not None]
-        outside = before + after
-        if end:
-            steps = [st for st in steps if st.date < end]
-            if steps and steps[-1].value is not None:
-                steps.append(Step(end, None, srcs=last.srcs))
+        outside = [st for st in steps if st.date < start or (end and st.date >= end and st.value is not None)]
         if outside:
             self.quarantine(key, screen.OUTSIDE_STANDARD, outside, f"standard series {start} to {end or 'now'}")
+        opening = [st for st in steps if st.date <= start][-1:]
+        steps = opening + [st for st in steps if st.date > start and not (end and st.date >= end)]
+        for st in opening:
+            st.date = start         # the rate in effect when the standard series starts opens this one
+        if end and steps and steps[-1].value is not None:
+            steps.append(Step(end, None, srcs=last.srcs))
         return finalize(steps)
 
     def newest_release_of(self, key):
