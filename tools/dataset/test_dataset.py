@@ -3,8 +3,11 @@
     python3 -m unittest discover -s tools/dataset -p 'test_*.py'
 
 No source files are needed: the excerpts are copied here from the pinned releases (the source and
-release are named in each test). Standard library only.
+release are named in each test); BundledConditionalRates reads the bundled data/snapshot.json.gz.
+Standard library only.
 """
+import gzip
+import json
 import sys
 import unittest
 from collections import Counter
@@ -641,6 +644,62 @@ class ConditionalRates(unittest.TestCase):
         counts = render.conditional_counts(rows)
         self.assertEqual((counts["rows"], counts["models_by_threshold"], counts["models_by_cache_ttl"]),
                          (5, {"200000": 1}, {"1h": 1, "5m": 1, "unknown": 1}))
+
+
+class BundledConditionalRates(unittest.TestCase):
+    """The conditional rates of the bundled snapshot (data/snapshot.json.gz) against the providers'
+    pages and the format (docs/snapshot-format.md, section 6.5)."""
+
+    @classmethod
+    def setUpClass(cls):
+        snap = json.loads(gzip.decompress((build.REPO / "data" / "snapshot.json.gz").read_bytes()))
+        cls.gen = snap["generated_at"][:10]
+        cls.rows = snap["conditional_prices"]
+        cls.standard = {(p["model"], p["channel"], p["component"], p["tier"]) for p in snap["prices"]}
+
+    def current(self, model, component, tier, above, ttl=None):
+        hits = [r for r in self.rows if (r["model"], r["channel"], r["component"], r["tier"]) ==
+                (model, "official", component, tier) and r["condition"] == render.condition(above, ttl)]
+        return render.value_at_hist(hits[0]["history"], self.gen) if hits else None
+
+    def test_the_providers_long_context_rates(self):
+        # Gemini 2.5 Pro, prompts above 200k tokens: $2.50 input, $15 output, context caching $0.25
+        # (https://ai.google.dev/gemini-api/docs/pricing, as quoted in the stored copies
+        # https://deploybase.ai/articles/gemini-api-pricing-2026 and
+        # https://discuss.ai.google.dev/t/question-about-gemini-api-caching-pricing/107349, read 2026-11-24)
+        got = [self.current("google:gemini-2.5-pro", c, "standard", 200000)
+               for c in ("input", "output", "cached_input")]
+        self.assertEqual(got, ["2.5", "15", "0.25"])
+        # GPT-5.4, prompts above 272K input tokens: 2x input and 1.5x output of $2.50 / $15 for
+        # standard, batch and flex (https://developers.openai.com/api/docs/models/gpt-5.4, stored
+        # copy read 2026-11-24)
+        got = [self.current("openai:gpt-5.4", c, "standard", 272000) for c in ("input", "output", "cached_input")]
+        self.assertEqual(got, ["5", "22.5", "0.5"])
+        self.assertEqual(self.current("openai:gpt-5.4", "input", "batch", 272000), "2.5")
+
+    def test_anthropics_cache_writes(self):
+        # Claude Sonnet 4.5: base input $3, 5m cache writes $3.75, 1h cache writes $6
+        # (https://docs.anthropic.com/en/docs/about-claude/pricing, as reproduced in the stored copy
+        # https://docs.electronhub.ai/guides/prompt-caching, read 2026-11-24)
+        got = [self.current("anthropic:claude-sonnet-4-5", "cache_write", "standard", None, ttl)
+               for ttl in ("5m", "1h")]
+        self.assertEqual(got, ["3.75", "6"])
+        # Google bills cached input and storage, no cache write
+        self.assertFalse([r for r in self.rows
+                          if r["component"] == "cache_write" and r["model"].startswith("google:")])
+
+    def test_the_rows_are_sorted_unique_and_conditional(self):
+        keys = [render.conditional_order(r) for r in self.rows]
+        self.assertEqual(keys, sorted(keys))
+        self.assertEqual(len(set(keys)), len(keys))
+        for r in self.rows:
+            above, ttl = r["condition"]["above_input_tokens"], r["condition"]["cache_ttl"]
+            self.assertTrue(above is not None or r["component"] == "cache_write", r)
+            self.assertTrue(above is None or above > 0, r)
+            self.assertIn(ttl, (None, "5m", "1h") if r["component"] == "cache_write" else (None,), r)
+            self.assertIn(r["tier"], build.CHANNEL_TIERS.get(r["channel"], build.TIERS), r)
+            base = "input" if r["component"] == "cache_write" else r["component"]
+            self.assertIn((r["model"], r["channel"], base, r["tier"]), self.standard, r)
 
 
 class PeakRates(unittest.TestCase):
