@@ -7,7 +7,8 @@
 The output is deterministic: the same extracted files give the same bytes. The format and the
 rules (entity resolution, channels, history) are documented in docs/snapshot-format.md. The
 stages in their own modules: loaders.py (reading the sources), resolve.py (entity resolution),
-series.py (price series), evidence.py (the providers' own notices), screen.py (the screens
+series.py (price series; litellm's conditional rates, context-length tiers and cache writes,
+are series built by the same code), evidence.py (the providers' own notices), screen.py (the screens
 before events), events.py (a series' end at a shutdown and the sources of each step),
 lifecycle.py (status, deprecation and retirement dates), render.py (the snapshot's rows, counts and
 bytes). Standard library only.
