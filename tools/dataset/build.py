@@ -19,8 +19,8 @@ import re
 import sys
 from collections import Counter, defaultdict
 from dataclasses import replace
-from typing import NamedTuple
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -46,7 +46,7 @@ CACHE_WRITE_FIELD = "cache_creation_input_token_cost"
 # a litellm price field: the component's base name, then a cache-write duration, then a context
 # threshold, then a tier suffix (`cache_creation_input_token_cost_above_1hr_above_200k_tokens_batches`);
 # other suffixes (`_ultrafast`, `_decisions`, per-character or per-image fields) are no series here
-PRICE_FIELD = re.compile(r"(?P<base>%s)(?:_above_(?P<ttl>\d+(?:hr|min)))?(?:_above_(?P<k>\d+)k_tokens)?(?P<tier>%s)?"
+PRICE_FIELD = re.compile(r"(?P<base>%s)(?:_above_(?P<ttl>\d+hr))?(?:_above_(?P<k>\d+)k_tokens)?(?P<tier>%s)?"
                          % ("|".join(list(COMPONENTS.values()) + [CACHE_WRITE_FIELD]),
                             "|".join(sfx for sfx in TIERS.values() if sfx)))
 # the cache-write durations a conditional row can name; litellm's `_above_1hr` is the 1-hour write
