@@ -207,13 +207,13 @@ mod tests {
     fn a_rate_card_chooses_the_prices_and_a_row_fed_back_is_billed_the_same() {
         // Gemini 2.5 Pro's card: 1.25 / 10, above 200,000 input tokens 2.5 / 15.
         let rows = json!([{"model_id": "google:gemini-2.5-pro",
-            "prices": {"input": "1.25", "output": "10"},
-            "rates": [
-                {"component": "input", "tier": "standard", "usd_per_1m": "1.25"},
-                {"component": "input", "tier": "standard", "above_input_tokens": 200000, "usd_per_1m": "2.5"},
-                {"component": "output", "tier": "standard", "usd_per_1m": "10"},
-                {"component": "output", "tier": "standard", "above_input_tokens": 200000, "usd_per_1m": "15"},
-            ]}]);
+        "prices": {"input": "1.25", "output": "10"},
+        "rates": [
+            {"component": "input", "tier": "standard", "usd_per_1m": "1.25"},
+            {"component": "input", "tier": "standard", "above_input_tokens": 200000, "usd_per_1m": "2.5"},
+            {"component": "output", "tier": "standard", "usd_per_1m": "10"},
+            {"component": "output", "tier": "standard", "above_input_tokens": 200000, "usd_per_1m": "15"},
+        ]}]);
         let big = Workload::from_volumes(1000, 300_000, 1000);
         let out = report(big, rows);
         let row = &out["estimates"][0];
@@ -223,9 +223,18 @@ mod tests {
         assert_eq!(row["assumptions"][0]["code"], "context_tier_rates");
         // The row as answered, sent back with a smaller workload: the card, not the chosen
         // prices, decides.
-        let again = report(Workload::from_volumes(1000, 100_000, 1000), json!([row.clone()]));
-        assert_eq!(again["estimates"][0]["cost_per_month"]["total"], "135.000000");
-        assert_eq!(again["estimates"][0]["conditions"]["above_input_tokens"], Value::Null);
+        let again = report(
+            Workload::from_volumes(1000, 100_000, 1000),
+            json!([row.clone()]),
+        );
+        assert_eq!(
+            again["estimates"][0]["cost_per_month"]["total"],
+            "135.000000"
+        );
+        assert_eq!(
+            again["estimates"][0]["conditions"]["above_input_tokens"],
+            Value::Null
+        );
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub(super) struct Endpoint {
     pub(super) read: Read,
 }
 
-impl Endpoint {
+#[async_trait]
+impl Answer for Endpoint {
     async fn answer(
         &self,
         req: &mut Request,
@@ -42,8 +43,22 @@ impl Endpoint {
     }
 }
 
+/// An endpoint's answer: the response, or the error it renders.
 #[async_trait]
-impl Handler for Endpoint {
+pub(super) trait Answer: Send + Sync + 'static {
+    async fn answer(
+        &self,
+        req: &mut Request,
+        depot: &Depot,
+        res: &mut Response,
+    ) -> Result<(), ApiError>;
+}
+
+/// The salvo handler of an [`Answer`].
+pub(super) struct Answering<T>(pub(super) T);
+
+#[async_trait]
+impl<T: Answer> Handler for Answering<T> {
     async fn handle(
         &self,
         req: &mut Request,
@@ -51,7 +66,7 @@ impl Handler for Endpoint {
         res: &mut Response,
         _ctrl: &mut FlowCtrl,
     ) {
-        if let Err(err) = self.answer(req, depot, res).await {
+        if let Err(err) = self.0.answer(req, depot, res).await {
             res.render(err);
         }
     }
@@ -76,7 +91,8 @@ fn is_json(req: &Request) -> bool {
 /// A POST endpoint of the table of operations: a JSON body in, the envelope out, never cached.
 pub(super) struct PostEndpoint(pub(super) Post);
 
-impl PostEndpoint {
+#[async_trait]
+impl Answer for PostEndpoint {
     async fn answer(
         &self,
         req: &mut Request,
@@ -100,21 +116,6 @@ impl PostEndpoint {
         let _ = res.add_header(CACHE_CONTROL, "no-store", true);
         res.render(Json(envelope));
         Ok(())
-    }
-}
-
-#[async_trait]
-impl Handler for PostEndpoint {
-    async fn handle(
-        &self,
-        req: &mut Request,
-        depot: &mut Depot,
-        res: &mut Response,
-        _ctrl: &mut FlowCtrl,
-    ) {
-        if let Err(err) = self.answer(req, depot, res).await {
-            res.render(err);
-        }
     }
 }
 

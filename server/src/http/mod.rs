@@ -19,7 +19,7 @@ use salvo::http::StatusCode;
 use salvo::prelude::*;
 use salvo::routing::filters::{self, Filter as _};
 
-use self::endpoints::Endpoint;
+use self::endpoints::{Answering, Endpoint};
 use crate::access::{Caller, limits};
 use crate::error::{ApiError, ErrorCode};
 use crate::service::cache;
@@ -36,13 +36,14 @@ pub fn router(demo_dir: &Path) -> Router {
         let path = operation.path.trim_start_matches("/api/v1/");
         match operation.kind {
             Kind::Read(op) => {
-                data = data.push(Router::with_path(path).push(read(Endpoint {
+                data = data.push(Router::with_path(path).push(read(Answering(Endpoint {
                     operation,
                     read: op,
-                })));
+                }))));
             }
             Kind::Post(post) => {
-                posts = posts.push(Router::with_path(path).post(endpoints::PostEndpoint(post)));
+                posts = posts
+                    .push(Router::with_path(path).post(Answering(endpoints::PostEndpoint(post))));
             }
         }
     }

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use time::format_description::well_known::Rfc3339;
 use time::{Date, OffsetDateTime};
 
-use super::estimate::{item, read_string, reject_unknown};
+use super::estimate::{body_object, item, read_string, reject_unknown};
 use super::params::check_model_id;
 use super::respond::{SCHEMA_VERSION, call_json};
 use super::state::AppState;
@@ -48,14 +48,7 @@ struct Body {
 }
 
 fn read_body(value: Value) -> Result<Body, ApiError> {
-    let Value::Object(fields) = value else {
-        return Err(ApiError::validation(vec![item(
-            &[],
-            "model_attributes_type",
-            "Input should be a valid JSON object",
-            Some(value),
-        )]));
-    };
+    let fields = body_object(value)?;
     let mut errors = Vec::new();
     let model_id = read_string(&fields, "model_id", &mut errors);
     let usage = match fields.get("usage") {

@@ -174,16 +174,22 @@ pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
     })
 }
 
-/// Reads the body's fields: 422 for what cannot be read, 400 for unknown fields.
-fn read_body(value: Value) -> Result<Body, ApiError> {
-    let Value::Object(fields) = value else {
-        return Err(ApiError::validation(vec![item(
+/// A body's fields: 422 for a body that is not a JSON object.
+pub(crate) fn body_object(value: Value) -> Result<serde_json::Map<String, Value>, ApiError> {
+    match value {
+        Value::Object(fields) => Ok(fields),
+        other => Err(ApiError::validation(vec![item(
             &[],
             "model_attributes_type",
             "Input should be a valid JSON object",
-            Some(value),
-        )]));
-    };
+            Some(other),
+        )])),
+    }
+}
+
+/// Reads the body's fields: 422 for what cannot be read, 400 for unknown fields.
+fn read_body(value: Value) -> Result<Body, ApiError> {
+    let fields = body_object(value)?;
 
     let mut errors = Vec::new();
     let mut body = Body::default();
