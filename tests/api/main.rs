@@ -14,6 +14,7 @@ mod cli;
 mod compare;
 mod conditional;
 mod contract;
+mod cost;
 mod dataset;
 mod estimate;
 mod event_sources;
