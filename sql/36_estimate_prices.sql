@@ -21,7 +21,7 @@
 -- without standard input and output prices on any channel (on the given
 -- channel) that day.
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
-create function api.estimate_prices(p_ids text[], p_as_of date, p_channel pricing.channel)
+create function api.estimate_prices(p_ids text[], p_as_of date, p_channel text)
 returns jsonb
 language plpgsql stable
 as $$
@@ -31,6 +31,8 @@ declare
     v_ids text[] := '{}';
     v_unpriced text;
     v_models jsonb;
+    -- text in the signature: the web role cannot name the types of schema pricing
+    v_channel pricing.channel := p_channel::pricing.channel;
 begin
     select * into v_served from api._served();
     v_day := coalesce(p_as_of, v_served.day);
@@ -65,7 +67,7 @@ begin
             from api._channel_prices(v_day, array[x.id]) as cp
             where cp.input_usd is not null and cp.output_usd is not null
               and case when p_channel is null then cp.reference_rank = 1
-                       else cp.channel = p_channel end
+                       else cp.channel = v_channel end
         ) as c on true
     )
     select min(ch.id) filter (where ch.channel is null),

@@ -159,7 +159,7 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
             &json!([ids, body.day.map(|d| d.to_string()), body.channel]),
             call_json(
                 state,
-                "select api.estimate_prices($1::text[], $2::date, $3::text::pricing.channel)",
+                "select api.estimate_prices($1::text[], $2::date, $3::text)",
                 &[&ids, &body.day, &body.channel],
             ),
         )

@@ -390,13 +390,8 @@ pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, A
         )
         .await?;
 
-    let mut models: Vec<ModelInput> = serde_json::from_value(result["models"].clone())
+    let models: Vec<ModelInput> = serde_json::from_value(result["models"].clone())
         .map_err(|e| ApiError::internal("reading prices for an estimate", &e))?;
-    // Every other field is echoed in the model's row; `rates` (all its rates,
-    // conditional ones too) is not part of an estimate row.
-    for model in &mut models {
-        model.fields.remove("rates");
-    }
     let report = estimate_models(&resolved, models).map_err(|e| {
         ApiError::invalid("requests_per_month", e.to_string(), "a smaller workload")
     })?;
