@@ -81,9 +81,10 @@ pub const OPERATIONS: &[Operation] = &[
         method: "get",
         params: models::CARD_PARAMS,
         description: "The full card of one model: current prices on every channel, context window, lifecycle; \
-            with `include` also deprecation, benchmarks, aliases and a history summary. Accepts canonical ids \
-            (openai:gpt-4o), provider API ids and renamed slugs; an unknown id returns suggestions. Use it once \
-            you know which model you mean. Twin of GET /api/v1/models/{model_id}.",
+            with `include` also every price row (all tiers, scheduled changes, and the conditional rates: \
+            context-length tiers and cache writes), deprecation, benchmarks, aliases and a history summary. \
+            Accepts canonical ids (openai:gpt-4o), provider API ids and renamed slugs; an unknown id returns \
+            suggestions. Use it once you know which model you mean. Twin of GET /api/v1/models/{model_id}.",
     },
     Operation {
         kind: Kind::Read(Read::ModelHistory),
