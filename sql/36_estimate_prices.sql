@@ -9,8 +9,8 @@
 -- api.list_models.
 -- channel: null = each model's reference channel (api._channel_prices:
 -- official when it has standard input and output prices, else the channel
--- with the lowest blended price among those with both); a channel = that
--- channel for every model.
+-- with the lowest blended price among those with both); a channel's name (a
+-- label of pricing.channel) = that channel for every model.
 -- Per model, from its channel, in effect on the day: `prices`, the
 -- standard-tier input, output and cached_input and batch-tier input, output
 -- and cached_input where published; `rates`, every rate (standard price rows
