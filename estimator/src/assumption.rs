@@ -56,10 +56,26 @@ pub enum Assumption {
     /// The batch cached-input price exceeds the effective cached-input or batch input price:
     /// billed at the lower of those (`batch_cached_input_price_capped`).
     BatchCachedInputPriceCapped,
+    /// No cache-write price: tokens written into the cache billed at the input price
+    /// (`no_cache_write_price`).
+    NoCacheWritePrice,
+    /// No batch cache-write price: cache writes of the batch share billed at the cache-write
+    /// price (`no_batch_cache_write_price`).
+    NoBatchCacheWritePrice,
+    /// The batch cache-write price exceeds the cache-write price: billed at the cache-write price
+    /// (`batch_cache_write_price_capped`).
+    BatchCacheWritePriceCapped,
+    /// The input tokens per request exceed a context threshold of the model: every token of the
+    /// request billed at that threshold's rates (`context_tier_rates`; the threshold is the row's
+    /// `conditions.above_input_tokens`).
+    ContextTierRates,
+    /// The service tier asked for has no published rates on the model's channel: the non-batch
+    /// share billed at standard rates (`no_service_tier_price`).
+    NoServiceTierPrice,
 }
 
 /// The price assumptions in the order they are listed; the index is the flag bit.
-const PRICE_ASSUMPTIONS: [Assumption; 9] = [
+const PRICE_ASSUMPTIONS: [Assumption; 14] = [
     Assumption::NoCachedInputPrice,
     Assumption::CachedInputPriceCapped,
     Assumption::NoBatchPrice,
@@ -69,6 +85,11 @@ const PRICE_ASSUMPTIONS: [Assumption; 9] = [
     Assumption::BatchOutputPriceCapped,
     Assumption::NoBatchCachedInputPrice,
     Assumption::BatchCachedInputPriceCapped,
+    Assumption::NoCacheWritePrice,
+    Assumption::NoBatchCacheWritePrice,
+    Assumption::BatchCacheWritePriceCapped,
+    Assumption::ContextTierRates,
+    Assumption::NoServiceTierPrice,
 ];
 
 impl Assumption {
@@ -88,6 +109,11 @@ impl Assumption {
             Assumption::BatchOutputPriceCapped => "batch_output_price_capped",
             Assumption::NoBatchCachedInputPrice => "no_batch_cached_input_price",
             Assumption::BatchCachedInputPriceCapped => "batch_cached_input_price_capped",
+            Assumption::NoCacheWritePrice => "no_cache_write_price",
+            Assumption::NoBatchCacheWritePrice => "no_batch_cache_write_price",
+            Assumption::BatchCacheWritePriceCapped => "batch_cache_write_price_capped",
+            Assumption::ContextTierRates => "context_tier_rates",
+            Assumption::NoServiceTierPrice => "no_service_tier_price",
         }
     }
 
@@ -135,6 +161,11 @@ impl Assumption {
             Assumption::BatchOutputPriceCapped => 6,
             Assumption::NoBatchCachedInputPrice => 7,
             Assumption::BatchCachedInputPriceCapped => 8,
+            Assumption::NoCacheWritePrice => 9,
+            Assumption::NoBatchCacheWritePrice => 10,
+            Assumption::BatchCacheWritePriceCapped => 11,
+            Assumption::ContextTierRates => 12,
+            Assumption::NoServiceTierPrice => 13,
         };
         Some(1 << bit)
     }
@@ -203,6 +234,25 @@ impl fmt::Display for Assumption {
             Assumption::BatchCachedInputPriceCapped => f.write_str(
                 "batch cached-input price above the cached-input or batch input price: billed at \
                  the lower of those",
+            ),
+            Assumption::NoCacheWritePrice => f.write_str(
+                "no cache-write price: tokens written into the cache billed at the input price",
+            ),
+            Assumption::NoBatchCacheWritePrice => f.write_str(
+                "no batch cache-write price: cache writes of the batch share billed at the \
+                 cache-write price",
+            ),
+            Assumption::BatchCacheWritePriceCapped => f.write_str(
+                "batch cache-write price above the cache-write price: billed at the cache-write price",
+            ),
+            Assumption::ContextTierRates => f.write_str(
+                "input tokens per request above the model's context threshold \
+                 (conditions.above_input_tokens): every token of a request billed at that \
+                 threshold's rates",
+            ),
+            Assumption::NoServiceTierPrice => f.write_str(
+                "no rates published for the service tier asked: the non-batch share billed at \
+                 standard rates",
             ),
         }
     }

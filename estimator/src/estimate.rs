@@ -29,6 +29,13 @@ pub struct ModelPrices {
         skip_serializing_if = "Option::is_none"
     )]
     pub cached_input: Option<Decimal>,
+    /// Price of input tokens written into the prompt cache, if published.
+    #[serde(
+        default,
+        deserialize_with = "serde_helpers::optional_decimal",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_write: Option<Decimal>,
     /// Batch API input price, if published.
     #[serde(
         default,
@@ -50,6 +57,13 @@ pub struct ModelPrices {
         skip_serializing_if = "Option::is_none"
     )]
     pub batch_cached_input: Option<Decimal>,
+    /// Batch API price of cache writes, if published.
+    #[serde(
+        default,
+        deserialize_with = "serde_helpers::optional_decimal",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub batch_cache_write: Option<Decimal>,
 }
 
 impl ModelPrices {
@@ -59,9 +73,11 @@ impl ModelPrices {
             input,
             output,
             cached_input: None,
+            cache_write: None,
             batch_input: None,
             batch_output: None,
             batch_cached_input: None,
+            batch_cache_write: None,
         }
     }
 
@@ -93,6 +109,8 @@ impl ModelPrices {
             (PriceField::BatchInput, self.batch_input),
             (PriceField::BatchOutput, self.batch_output),
             (PriceField::BatchCachedInput, self.batch_cached_input),
+            (PriceField::CacheWrite, self.cache_write),
+            (PriceField::BatchCacheWrite, self.batch_cache_write),
         ];
         for (field, price) in fields {
             if let Some(value) = price
@@ -121,6 +139,10 @@ pub enum PriceField {
     BatchOutput,
     /// `batch_cached_input`
     BatchCachedInput,
+    /// `cache_write`
+    CacheWrite,
+    /// `batch_cache_write`
+    BatchCacheWrite,
 }
 
 impl PriceField {
@@ -133,6 +155,8 @@ impl PriceField {
             PriceField::BatchInput => "batch_input",
             PriceField::BatchOutput => "batch_output",
             PriceField::BatchCachedInput => "batch_cached_input",
+            PriceField::CacheWrite => "cache_write",
+            PriceField::BatchCacheWrite => "batch_cache_write",
         }
     }
 }
@@ -181,6 +205,12 @@ pub struct AppliedPrices {
     /// Output of the batch share.
     #[serde(with = "serde_helpers::exact")]
     pub batch_output: Decimal,
+    /// Cache writes of the standard share.
+    #[serde(with = "serde_helpers::exact")]
+    pub cache_write: Decimal,
+    /// Cache writes of the batch share.
+    #[serde(with = "serde_helpers::exact")]
+    pub batch_cache_write: Decimal,
 }
 
 /// Monthly cost in USD, by token kind and by traffic share.
@@ -189,7 +219,7 @@ pub struct AppliedPrices {
 /// places, half away from zero), so the rendered parts can differ from the rendered total by a
 /// few millionths of a dollar.
 ///
-/// Identities (exact): `total = input + cached_input + output`
+/// Identities (exact): `total = input + cached_input + cache_write + output`
 /// and `total = standard_traffic + batch_traffic`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CostBreakdown {
@@ -199,6 +229,9 @@ pub struct CostBreakdown {
     /// Cached input tokens, standard and batch share together.
     #[serde(with = "serde_helpers::money")]
     pub cached_input: Decimal,
+    /// Input tokens written into the prompt cache, standard and batch share together.
+    #[serde(with = "serde_helpers::money")]
+    pub cache_write: Decimal,
     /// Output tokens, standard and batch share together.
     #[serde(with = "serde_helpers::money")]
     pub output: Decimal,
@@ -210,8 +243,8 @@ pub struct CostBreakdown {
     pub standard_traffic: Decimal,
     /// The part of `total` for the batch share of requests (`batch_share` of all input and
     /// output tokens), billed at the batch prices or, where a model has none, at the fallbacks
-    /// its assumptions name. Already included in `input`, `cached_input` and `output`; not an
-    /// extra addend.
+    /// its assumptions name. Already included in `input`, `cached_input`, `cache_write` and
+    /// `output`; not an extra addend.
     #[serde(with = "serde_helpers::money")]
     pub batch_traffic: Decimal,
 }
@@ -231,8 +264,9 @@ pub struct CostEstimate {
 
 /// Estimates the monthly cost of `workload` for one model.
 ///
-/// The traffic is billed in six buckets: the standard and the batch share, each split into
-/// uncached input, cached input and output. Each bucket is billed at one effective price:
+/// The traffic is billed in eight buckets: the standard and the batch share, each split into
+/// uncached input, cached input, cache writes and output. Each bucket is billed at one
+/// effective price:
 ///
 /// | bucket | effective price per 1M tokens |
 /// |---|---|
@@ -242,8 +276,13 @@ pub struct CostEstimate {
 /// | batch uncached input | `min(batch_input ?? input, input)` |
 /// | batch cached input | `min(batch_cached_input ?? cap, cap)` with `cap = min(cached, batch uncached)` |
 /// | batch output | `min(batch_output ?? output, output)` |
+/// | cache writes | `cache_write ?? input` |
+/// | batch cache writes | `min(batch_cache_write ?? writes, writes)` with `writes` the cache-write price |
 ///
-/// A missing discount price falls back to the price it would discount, and a discount price
+/// A cache write costs more than plain input where a provider charges for it (Anthropic: 1.25x
+/// for 5 minutes); without a published write price the tokens are billed as plain input, which is
+/// what providers that do not charge writes (OpenAI) bill. A missing discount price falls back to
+/// the price it would discount, and a discount price
 /// above that price (bad data) is capped at it. So caching and batch never raise the cost and
 /// never get a discount that was not published; each fallback or cap that touched a bucket with
 /// tokens in it is listed in the estimate's [`Assumptions`].
@@ -267,13 +306,20 @@ pub fn estimate(
         .batch_cached_input
         .unwrap_or(batch_cached_cap)
         .min(batch_cached_cap);
+    let cache_write = prices.cache_write.unwrap_or(input);
+    let batch_cache_write = prices
+        .batch_cache_write
+        .unwrap_or(cache_write)
+        .min(cache_write);
 
     let mut assumptions = workload.assumptions();
     let cached = split.has_cached;
+    let writes = split.has_cache_write;
     let batch = split.has_batch;
     let no_batch_price = prices.batch_input.is_none()
         && prices.batch_output.is_none()
-        && prices.batch_cached_input.is_none();
+        && prices.batch_cached_input.is_none()
+        && prices.batch_cache_write.is_none();
     let above = |price: Option<Decimal>, cap: Decimal| price.is_some_and(|p| p > cap);
     assumptions.add_if(
         cached && prices.cached_input.is_none(),
@@ -308,6 +354,18 @@ pub fn estimate(
         batch && cached && above(prices.batch_cached_input, batch_cached_cap),
         Assumption::BatchCachedInputPriceCapped,
     );
+    assumptions.add_if(
+        writes && prices.cache_write.is_none(),
+        Assumption::NoCacheWritePrice,
+    );
+    assumptions.add_if(
+        batch && writes && !no_batch_price && prices.batch_cache_write.is_none(),
+        Assumption::NoBatchCacheWritePrice,
+    );
+    assumptions.add_if(
+        batch && writes && above(prices.batch_cache_write, cache_write),
+        Assumption::BatchCacheWritePriceCapped,
+    );
 
     let mul = |millions: Decimal, price: Decimal| {
         millions
@@ -322,19 +380,29 @@ pub fn estimate(
     let batch_uncached = mul(split.batch_uncached_input, batch_input)?;
     let batch_cached = mul(split.batch_cached_input, batch_cached_input)?;
     let batch_out = mul(split.batch_output, batch_output)?;
+    let std_writes = mul(split.cache_write, cache_write)?;
+    let batch_writes = mul(split.batch_cache_write, batch_cache_write)?;
 
     let cost_input = add(std_uncached, batch_uncached)?;
     let cost_cached = add(std_cached, batch_cached)?;
+    let cost_writes = add(std_writes, batch_writes)?;
     let cost_output = add(std_output, batch_out)?;
-    let standard_traffic = add(add(std_uncached, std_cached)?, std_output)?;
-    let batch_traffic = add(add(batch_uncached, batch_cached)?, batch_out)?;
-    let total = add(add(cost_input, cost_cached)?, cost_output)?;
+    let standard_traffic = add(add(add(std_uncached, std_cached)?, std_writes)?, std_output)?;
+    let batch_traffic = add(
+        add(add(batch_uncached, batch_cached)?, batch_writes)?,
+        batch_out,
+    )?;
+    let total = add(
+        add(add(cost_input, cost_cached)?, cost_writes)?,
+        cost_output,
+    )?;
 
     Ok(CostEstimate {
         tokens_per_month: *workload.tokens_per_month(),
         cost_per_month: CostBreakdown {
             input: cost_input,
             cached_input: cost_cached,
+            cache_write: cost_writes,
             output: cost_output,
             total,
             standard_traffic,
@@ -347,6 +415,8 @@ pub fn estimate(
             batch_input,
             batch_cached_input,
             batch_output,
+            cache_write,
+            batch_cache_write,
         },
         assumptions,
     })
@@ -698,6 +768,7 @@ mod tests {
                     "input": "3000",
                     "uncached_input": "2001",
                     "cached_input": "999",
+                    "cache_write": "0",
                     "output": "300",
                     "batch_input": "0",
                     "batch_output": "0",
@@ -705,6 +776,7 @@ mod tests {
                 "cost_per_month": {
                     "input": "0.000300",
                     "cached_input": "0.000075",
+                    "cache_write": "0.000000",
                     "output": "0.000180",
                     "total": "0.000555",
                     "standard_traffic": "0.000555",
@@ -717,6 +789,8 @@ mod tests {
                     "batch_input": "0.15",
                     "batch_cached_input": "0.075",
                     "batch_output": "0.6",
+                    "cache_write": "0.15",
+                    "batch_cache_write": "0.15",
                 },
                 "assumptions": [],
             })

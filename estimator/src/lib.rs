@@ -81,7 +81,9 @@ mod assumption;
 mod estimate;
 mod money;
 mod preset;
+mod rates;
 mod report;
+mod usage;
 mod workload;
 
 pub use assumption::{Assumption, Assumptions};
@@ -93,8 +95,10 @@ pub use money::{
     MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money, write_money,
 };
 pub use preset::{Preset, RequestVolumes, UnknownPreset};
+pub use rates::{CacheTtl, Component, Conditions, Rate, RateCard, Selected, ServiceTier};
 pub use report::{EstimateRow, Estimates, ModelInput, UnpriceableModel, estimate_models};
 pub use rust_decimal::Decimal;
+pub use usage::{Bill, LineItem, USAGE_FORMATS, UsageError, UsageTokens, bill, read_usage};
 pub use workload::{
     MAX_TOKENS_PER_MONTH, MonthlyTokens, RangesChecked, ResolvedWorkload, Workload, WorkloadError,
     WorkloadField,

@@ -11,15 +11,23 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::assumption::Assumption;
 use crate::estimate::{CostEstimate, EstimateError, ModelPrices, estimate, sort_by_total_cost};
+use crate::rates::{Conditions, RateCard};
 use crate::workload::ResolvedWorkload;
 
 /// One model to estimate: its prices (USD per 1M tokens, as an estimate's answer reports them
-/// under `prices`) and any other fields, which are echoed back untouched.
+/// under `prices`), optionally its whole rate card, and any other fields, which are echoed back
+/// untouched.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct ModelInput {
-    /// The estimator's input.
+    /// The estimator's input when no rate card is given.
     pub prices: ModelPrices,
+    /// Every rate with its condition (context thresholds, cache-write TTLs, service tiers): when
+    /// given, the prices billed are chosen from it for the workload ([`RateCard::select`]) and
+    /// `prices` is replaced by them.
+    #[serde(default)]
+    pub rates: Option<RateCard>,
     /// Everything else the model came with (`model_id`, `name`, `channel`, ...).
     #[serde(flatten)]
     pub fields: Map<String, Value>,
@@ -31,17 +39,42 @@ impl ModelInput {
         model_id(&self.fields)
     }
 
+    /// The prices `workload` is billed at on this model, and the conditions chosen when the
+    /// model came with a rate card.
+    pub fn prices_for(&self, workload: &ResolvedWorkload) -> (ModelPrices, Option<Conditions>) {
+        let Some(card) = &self.rates else {
+            return (self.prices, None);
+        };
+        let selected = card.select(
+            workload.input_tokens_per_request(),
+            workload.service_tier(),
+            workload.cache_ttl(),
+        );
+        match selected.prices() {
+            Some(prices) => (prices, Some(selected.conditions)),
+            None => (self.prices, None),
+        }
+    }
+
     /// Estimates `workload` on this model, the model being number `index` of its list.
     pub fn estimate(
         &self,
         index: usize,
         workload: &ResolvedWorkload,
-    ) -> Result<CostEstimate, UnpriceableModel> {
-        estimate(workload, &self.prices).map_err(|error| UnpriceableModel {
+    ) -> Result<(ModelPrices, Option<Conditions>, CostEstimate), UnpriceableModel> {
+        let (prices, conditions) = self.prices_for(workload);
+        let mut cost = estimate(workload, &prices).map_err(|error| UnpriceableModel {
             index,
             model_id: self.model_id().to_owned(),
             error,
-        })
+        })?;
+        if let Some(c) = conditions {
+            cost.assumptions
+                .add_if(c.above_input_tokens.is_some(), Assumption::ContextTierRates);
+            cost.assumptions
+                .add_if(c.service_tier_missing, Assumption::NoServiceTierPrice);
+        }
+        Ok((prices, conditions, cost))
     }
 }
 
@@ -64,6 +97,13 @@ pub struct EstimateRow {
     pub fields: Map<String, Value>,
     /// The prices estimated with.
     pub prices: ModelPrices,
+    /// The conditions the prices were chosen under, when the model came with a rate card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Conditions>,
+    /// The rate card, echoed so that the row fed back in is billed by the same rule for any
+    /// other workload (the browser calculator re-estimates rows of an answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rates: Option<RateCard>,
     /// The estimate.
     #[serde(flatten)]
     pub estimate: CostEstimate,
@@ -71,11 +111,12 @@ pub struct EstimateRow {
 
 /// Fields of a row that are computed here, so never echoed from the input (a row of an answer
 /// can be passed back in as it is).
-const COMPUTED: [&str; 4] = [
+const COMPUTED: [&str; 5] = [
     "tokens_per_month",
     "cost_per_month",
     "applied_prices",
     "assumptions",
+    "conditions",
 ];
 
 /// Estimates `workload` on every model: the rows of an estimate's answer.
@@ -85,13 +126,15 @@ pub fn estimate_models(
 ) -> Result<Estimates, UnpriceableModel> {
     let mut rows = Vec::with_capacity(models.len());
     for (index, mut model) in models.into_iter().enumerate() {
-        let cost = model.estimate(index, workload)?;
+        let (prices, conditions, cost) = model.estimate(index, workload)?;
         for key in COMPUTED {
             model.fields.remove(key);
         }
         rows.push(EstimateRow {
             fields: model.fields,
-            prices: model.prices,
+            prices,
+            conditions,
+            rates: model.rates,
             estimate: cost,
         });
     }
@@ -158,6 +201,40 @@ mod tests {
         let workload = workload.validate().expect("valid workload");
         let out = estimate_models(&workload, models(rows)).expect("estimates");
         serde_json::to_value(out).expect("serializes")
+    }
+
+    #[test]
+    fn a_rate_card_chooses_the_prices_and_a_row_fed_back_is_billed_the_same() {
+        // Gemini 2.5 Pro's card: 1.25 / 10, above 200,000 input tokens 2.5 / 15.
+        let rows = json!([{"model_id": "google:gemini-2.5-pro",
+        "prices": {"input": "1.25", "output": "10"},
+        "rates": [
+            {"component": "input", "tier": "standard", "usd_per_1m": "1.25"},
+            {"component": "input", "tier": "standard", "above_input_tokens": 200000, "usd_per_1m": "2.5"},
+            {"component": "output", "tier": "standard", "usd_per_1m": "10"},
+            {"component": "output", "tier": "standard", "above_input_tokens": 200000, "usd_per_1m": "15"},
+        ]}]);
+        let big = Workload::from_volumes(1000, 300_000, 1000);
+        let out = report(big, rows);
+        let row = &out["estimates"][0];
+        assert_eq!(row["prices"]["input"], "2.5");
+        assert_eq!(row["conditions"]["above_input_tokens"], 200_000);
+        assert_eq!(row["cost_per_month"]["total"], "765.000000");
+        assert_eq!(row["assumptions"][0]["code"], "context_tier_rates");
+        // The row as answered, sent back with a smaller workload: the card, not the chosen
+        // prices, decides.
+        let again = report(
+            Workload::from_volumes(1000, 100_000, 1000),
+            json!([row.clone()]),
+        );
+        assert_eq!(
+            again["estimates"][0]["cost_per_month"]["total"],
+            "135.000000"
+        );
+        assert_eq!(
+            again["estimates"][0]["conditions"]["above_input_tokens"],
+            Value::Null
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::assumption::{Assumption, Assumptions};
 use crate::money::serde_helpers;
 use crate::preset::{Preset, PresetList};
+use crate::rates::{CacheTtl, ServiceTier};
 
 /// The largest number of input (or output) tokens per month a workload may have: 10^18.
 ///
@@ -47,6 +48,16 @@ pub struct Workload {
     /// Share of requests processed through the batch API, 0 to 1 (default 0).
     #[serde(default, deserialize_with = "serde_helpers::decimal_or_zero")]
     pub batch_share: Decimal,
+    /// Share of input tokens written into the prompt cache, 0 to 1 (default 0); with
+    /// `cache_hit_rate` at most 1.
+    #[serde(default, deserialize_with = "serde_helpers::decimal_or_zero")]
+    pub cache_write_share: Decimal,
+    /// How long cache writes keep the tokens (default `5m`).
+    #[serde(default)]
+    pub cache_ttl: CacheTtl,
+    /// The service tier of the non-batch share: `standard` (default), `flex` or `priority`.
+    #[serde(default)]
+    pub service_tier: ServiceTier,
 }
 
 impl Workload {
@@ -59,6 +70,9 @@ impl Workload {
             output_tokens_per_request: None,
             cache_hit_rate: Decimal::ZERO,
             batch_share: Decimal::ZERO,
+            cache_write_share: Decimal::ZERO,
+            cache_ttl: CacheTtl::FiveMinutes,
+            service_tier: ServiceTier::Standard,
         }
     }
 
@@ -75,6 +89,9 @@ impl Workload {
             output_tokens_per_request: Some(output_tokens_per_request),
             cache_hit_rate: Decimal::ZERO,
             batch_share: Decimal::ZERO,
+            cache_write_share: Decimal::ZERO,
+            cache_ttl: CacheTtl::FiveMinutes,
+            service_tier: ServiceTier::Standard,
         }
     }
 
@@ -90,11 +107,27 @@ impl Workload {
         self
     }
 
+    /// The same workload with the given share of input tokens written into the cache, kept for
+    /// `ttl`.
+    pub const fn with_cache_writes(mut self, cache_write_share: Decimal, ttl: CacheTtl) -> Self {
+        self.cache_write_share = cache_write_share;
+        self.cache_ttl = ttl;
+        self
+    }
+
+    /// The same workload on the given service tier.
+    pub const fn with_service_tier(mut self, service_tier: ServiceTier) -> Self {
+        self.service_tier = service_tier;
+        self
+    }
+
     /// Checks every field and resolves the token volumes.
     ///
     /// Fields are checked in this order, and the first failure is returned:
     /// `requests_per_month`, `input_tokens_per_request`, `output_tokens_per_request`,
-    /// `cache_hit_rate`, `batch_share`, the presence of volumes, the monthly token totals. This
+    /// `cache_hit_rate`, `batch_share`, `cache_write_share` (with `cache_hit_rate` at most 1),
+    /// `service_tier` (not `batch`: that is `batch_share`), the presence of volumes, the monthly
+    /// token totals. This
     /// is the only range check of the workload: the server and the browser calculator both
     /// answer with its errors.
     pub fn validate(&self) -> Result<ResolvedWorkload, WorkloadError> {
@@ -123,6 +156,16 @@ impl Workload {
             .transpose()?;
         let cache_hit_rate = check_rate(WorkloadField::CacheHitRate, self.cache_hit_rate)?;
         let batch_share = check_rate(WorkloadField::BatchShare, self.batch_share)?;
+        let cache_write_share = check_rate(WorkloadField::CacheWriteShare, self.cache_write_share)?;
+        if cache_hit_rate + cache_write_share > Decimal::ONE {
+            return Err(WorkloadError::OutOfRange {
+                field: WorkloadField::CacheWriteShare,
+                value: cache_write_share,
+            });
+        }
+        if self.service_tier == ServiceTier::Batch {
+            return Err(WorkloadError::BatchServiceTier);
+        }
         Ok(RangesChecked(Workload {
             requests_per_month: requests,
             preset: self.preset,
@@ -130,6 +173,8 @@ impl Workload {
             output_tokens_per_request: explicit_output,
             cache_hit_rate,
             batch_share,
+            cache_write_share,
+            ..*self
         }))
     }
 }
@@ -150,6 +195,9 @@ impl RangesChecked {
             output_tokens_per_request: explicit_output,
             cache_hit_rate,
             batch_share,
+            cache_write_share,
+            cache_ttl,
+            service_tier,
         } = self.0;
         let (input, output, assumption) = match (preset, explicit_input, explicit_output) {
             (None, Some(input), Some(output)) => (input, output, None),
@@ -185,7 +233,12 @@ impl RangesChecked {
         let input_tokens = monthly(WorkloadField::InputTokensPerRequest, input)?;
         let output_tokens = monthly(WorkloadField::OutputTokensPerRequest, output)?;
 
-        let split = TrafficSplit::new(input_tokens, output_tokens, cache_hit_rate, batch_share);
+        let split = TrafficSplit::new(
+            input_tokens,
+            output_tokens,
+            [cache_hit_rate, cache_write_share],
+            batch_share,
+        );
         Ok(ResolvedWorkload {
             requests_per_month: requests,
             preset,
@@ -193,6 +246,9 @@ impl RangesChecked {
             output_tokens_per_request: output,
             cache_hit_rate,
             batch_share,
+            cache_write_share,
+            cache_ttl,
+            service_tier,
             tokens_per_month: split.tokens,
             assumptions: Assumptions::from_workload(assumption),
             split: split.millions,
@@ -235,6 +291,10 @@ pub struct ResolvedWorkload {
     cache_hit_rate: Decimal,
     #[serde(serialize_with = "serde_helpers::exact::serialize")]
     batch_share: Decimal,
+    #[serde(serialize_with = "serde_helpers::exact::serialize")]
+    cache_write_share: Decimal,
+    cache_ttl: CacheTtl,
+    service_tier: ServiceTier,
     tokens_per_month: MonthlyTokens,
     #[serde(rename = "notes")]
     assumptions: Assumptions,
@@ -273,6 +333,21 @@ impl ResolvedWorkload {
         self.batch_share
     }
 
+    /// Share of input tokens written into the cache, in 0..=1.
+    pub const fn cache_write_share(&self) -> Decimal {
+        self.cache_write_share
+    }
+
+    /// How long cache writes keep the tokens.
+    pub const fn cache_ttl(&self) -> CacheTtl {
+        self.cache_ttl
+    }
+
+    /// The service tier of the non-batch share.
+    pub const fn service_tier(&self) -> ServiceTier {
+        self.service_tier
+    }
+
     /// The monthly token volumes, split by cache and batch.
     pub const fn tokens_per_month(&self) -> &MonthlyTokens {
         &self.tokens_per_month
@@ -295,7 +370,7 @@ impl ResolvedWorkload {
 /// decimal string without trailing zeros, because volumes can exceed what a JavaScript number
 /// holds exactly.
 ///
-/// Identities: `input = uncached_input + cached_input`; `batch_input <= input`;
+/// Identities: `input = uncached_input + cached_input + cache_write`; `batch_input <= input`;
 /// `batch_output <= output`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MonthlyTokens {
@@ -308,6 +383,9 @@ pub struct MonthlyTokens {
     /// Input tokens served from cache: `input × cache_hit_rate`.
     #[serde(with = "serde_helpers::exact")]
     pub cached_input: Decimal,
+    /// Input tokens written into the cache: `input × cache_write_share`.
+    #[serde(with = "serde_helpers::exact")]
+    pub cache_write: Decimal,
     /// All output tokens: `requests_per_month × output_tokens_per_request`.
     #[serde(with = "serde_helpers::exact")]
     pub output: Decimal,
@@ -319,7 +397,7 @@ pub struct MonthlyTokens {
     pub batch_output: Decimal,
 }
 
-/// The six billing buckets in millions of tokens, ready to multiply by prices per 1M tokens.
+/// The eight billing buckets in millions of tokens, ready to multiply by prices per 1M tokens.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SplitMillions {
     pub(crate) uncached_input: Decimal,
@@ -328,8 +406,12 @@ pub(crate) struct SplitMillions {
     pub(crate) batch_uncached_input: Decimal,
     pub(crate) batch_cached_input: Decimal,
     pub(crate) batch_output: Decimal,
+    pub(crate) cache_write: Decimal,
+    pub(crate) batch_cache_write: Decimal,
     /// Some input is cached: cached-input prices matter.
     pub(crate) has_cached: bool,
+    /// Some input is written into the cache: cache-write prices matter.
+    pub(crate) has_cache_write: bool,
     /// Some traffic is batch: batch prices matter.
     pub(crate) has_batch: bool,
 }
@@ -340,12 +422,14 @@ struct TrafficSplit {
 }
 
 impl TrafficSplit {
-    /// Splits monthly traffic by batch share, then by cache hit rate.
+    /// Splits monthly traffic by batch share, then the input by cache hit rate and cache-write
+    /// share (`[hit, write]`, together at most 1).
     ///
     /// Each complement is taken by subtraction (`standard = all - batch`), so the buckets add up
     /// to the totals exactly and each bucket moves monotonically with its rate. The values are
     /// at most 10^18 and the rates at most 1, so no product here can overflow.
-    fn new(input: u64, output: u64, cache_hit_rate: Decimal, batch_share: Decimal) -> Self {
+    fn new(input: u64, output: u64, cache: [Decimal; 2], batch_share: Decimal) -> Self {
+        let [cache_hit_rate, cache_write_share] = cache;
         let input = Decimal::from(input);
         let output = Decimal::from(output);
 
@@ -355,9 +439,11 @@ impl TrafficSplit {
         let standard_output = output - batch_output;
 
         let cached = standard_input * cache_hit_rate;
-        let uncached = standard_input - cached;
+        let writes = standard_input * cache_write_share;
+        let uncached = standard_input - cached - writes;
         let batch_cached = batch_input * cache_hit_rate;
-        let batch_uncached = batch_input - batch_cached;
+        let batch_writes = batch_input * cache_write_share;
+        let batch_uncached = batch_input - batch_cached - batch_writes;
 
         let million = Decimal::from(1_000_000);
         let per_million = |tokens: Decimal| tokens / million;
@@ -366,6 +452,7 @@ impl TrafficSplit {
                 input,
                 uncached_input: uncached + batch_uncached,
                 cached_input: cached + batch_cached,
+                cache_write: writes + batch_writes,
                 output,
                 batch_input,
                 batch_output,
@@ -377,7 +464,10 @@ impl TrafficSplit {
                 batch_uncached_input: per_million(batch_uncached),
                 batch_cached_input: per_million(batch_cached),
                 batch_output: per_million(batch_output),
+                cache_write: per_million(writes),
+                batch_cache_write: per_million(batch_writes),
                 has_cached: !cache_hit_rate.is_zero(),
+                has_cache_write: !cache_write_share.is_zero(),
                 has_batch: !batch_share.is_zero(),
             },
         }
@@ -399,6 +489,12 @@ pub enum WorkloadField {
     CacheHitRate,
     /// `batch_share`
     BatchShare,
+    /// `cache_write_share`
+    CacheWriteShare,
+    /// `cache_ttl`
+    CacheTtl,
+    /// `service_tier`
+    ServiceTier,
 }
 
 /// The allowed values of `preset`, as one string (checked against [`Preset::ALL`] in a test).
@@ -415,6 +511,9 @@ impl WorkloadField {
             WorkloadField::OutputTokensPerRequest => "output_tokens_per_request",
             WorkloadField::CacheHitRate => "cache_hit_rate",
             WorkloadField::BatchShare => "batch_share",
+            WorkloadField::CacheWriteShare => "cache_write_share",
+            WorkloadField::CacheTtl => "cache_ttl",
+            WorkloadField::ServiceTier => "service_tier",
         }
     }
 
@@ -426,6 +525,12 @@ impl WorkloadField {
             | WorkloadField::OutputTokensPerRequest => "an integer >= 1",
             WorkloadField::Preset => PRESET_ALLOWED,
             WorkloadField::CacheHitRate | WorkloadField::BatchShare => "a number from 0 to 1",
+            WorkloadField::CacheWriteShare => {
+                "a number from 0 to 1, at most 1 - cache_hit_rate (a token is read from the \
+                 cache, written into it, or neither)"
+            }
+            WorkloadField::CacheTtl => CacheTtl::ALLOWED,
+            WorkloadField::ServiceTier => ServiceTier::INTERACTIVE_ALLOWED,
         }
     }
 }
@@ -473,6 +578,12 @@ pub enum WorkloadError {
         /// The monthly total that was asked for.
         tokens: u128,
     },
+    /// `service_tier` names `batch`, which is the traffic share `batch_share` instead.
+    #[error(
+        "`service_tier` must be {}; batch traffic is given by `batch_share`",
+        ServiceTier::INTERACTIVE_ALLOWED
+    )]
+    BatchServiceTier,
 }
 
 impl WorkloadError {
@@ -490,6 +601,7 @@ impl WorkloadError {
                 WorkloadField::InputTokensPerRequest
             }
             WorkloadError::MissingTokenVolumes { .. } => WorkloadField::OutputTokensPerRequest,
+            WorkloadError::BatchServiceTier => WorkloadField::ServiceTier,
         }
     }
 
@@ -776,6 +888,9 @@ mod tests {
                 "preset": "translation",
                 "cache_hit_rate": "0.25",
                 "batch_share": "0.5",
+                "cache_write_share": "0",
+                "cache_ttl": "5m",
+                "service_tier": "standard",
             })
         );
         assert_eq!(
@@ -816,10 +931,14 @@ mod tests {
                 "output_tokens_per_request": 10,
                 "cache_hit_rate": "0.5",
                 "batch_share": "0",
+                "cache_write_share": "0",
+                "cache_ttl": "5m",
+                "service_tier": "standard",
                 "tokens_per_month": {
                     "input": "1000",
                     "uncached_input": "500",
                     "cached_input": "500",
+                    "cache_write": "0",
                     "output": "20",
                     "batch_input": "0",
                     "batch_output": "0",

@@ -26,16 +26,29 @@ fn prices() -> impl Strategy<Value = ModelPrices> {
         proptest::option::of(price()),
         proptest::option::of(price()),
         proptest::option::of(price()),
+        proptest::option::of(price()),
+        proptest::option::of(price()),
     )
         .prop_map(
-            |(input, output, cached_input, batch_input, batch_output, batch_cached_input)| {
+            |(
+                input,
+                output,
+                cached_input,
+                batch_input,
+                batch_output,
+                batch_cached_input,
+                cache_write,
+                batch_cache_write,
+            )| {
                 ModelPrices {
                     input,
                     output,
                     cached_input,
+                    cache_write,
                     batch_input,
                     batch_output,
                     batch_cached_input,
+                    batch_cache_write,
                 }
             },
         )
@@ -123,10 +136,29 @@ proptest! {
     #[test]
     fn the_total_is_the_sum_of_its_parts(k in knobs(), p in prices()) {
         let c = run(k, &p).cost_per_month;
-        prop_assert_eq!(c.total, c.input + c.cached_input + c.output);
+        prop_assert_eq!(c.total, c.input + c.cached_input + c.cache_write + c.output);
         prop_assert_eq!(c.total, c.standard_traffic + c.batch_traffic);
         prop_assert!(c.input >= Decimal::ZERO && c.cached_input >= Decimal::ZERO);
         prop_assert!(c.output >= Decimal::ZERO && c.batch_traffic >= Decimal::ZERO);
+    }
+
+    #[test]
+    fn cache_writes_keep_the_identities_and_bill_every_input_token_once(
+        k in knobs(), write in rate(), p in prices()
+    ) {
+        let write = (write * (Decimal::ONE - k.cache)).trunc_with_scale(3);
+        let w = Workload::from_volumes(k.requests, k.input, k.output)
+            .with_cache_hit_rate(k.cache)
+            .with_batch_share(k.batch)
+            .with_cache_writes(write, estimator::CacheTtl::FiveMinutes)
+            .validate()
+            .expect("hit rate and write share add up to at most 1");
+        let e = estimate(&w, &p).expect("generated prices are valid");
+        let (c, t) = (e.cost_per_month, e.tokens_per_month);
+        prop_assert_eq!(c.total, c.input + c.cached_input + c.cache_write + c.output);
+        prop_assert_eq!(c.total, c.standard_traffic + c.batch_traffic);
+        prop_assert_eq!(t.input, t.uncached_input + t.cached_input + t.cache_write);
+        prop_assert!(c.cache_write >= Decimal::ZERO && t.uncached_input >= Decimal::ZERO);
     }
 
     #[test]

@@ -8,6 +8,7 @@ vectors.json must agree with it.
 
     python3 estimator/vectors/reference.py          # check every vector, exit 1 on a mismatch
     python3 estimator/vectors/reference.py --fill   # compute "expected" for vectors that lack it
+    python3 estimator/vectors/reference.py --refill # recompute every "expected" (after a rule change)
 
 Standard library only.
 """
@@ -85,27 +86,35 @@ def resolve(w):
         }[(explicit_in is not None, explicit_out is not None)]
     cache = dec(w.get("cache_hit_rate")) or Decimal(0)
     batch = dec(w.get("batch_share")) or Decimal(0)
-    for name, rate in (("cache_hit_rate", cache), ("batch_share", batch)):
+    write = dec(w.get("cache_write_share")) or Decimal(0)
+    for name, rate in (("cache_hit_rate", cache), ("batch_share", batch), ("cache_write_share", write)):
         if rate < 0 or rate > 1:
             raise Invalid(name)
+    if cache + write > 1:
+        raise Invalid("cache_write_share")
+    if w.get("service_tier") == "batch":
+        raise Invalid("service_tier")
     if requests * per_in > MAX_TOKENS:
         raise Invalid("input_tokens_per_request")
     if requests * per_out > MAX_TOKENS:
         raise Invalid("output_tokens_per_request")
-    return requests * per_in, requests * per_out, cache, batch, assumption
+    return requests * per_in, requests * per_out, cache, batch, write, assumption
 
 
 def estimate(w, p):
-    tin, tout, c, b, preset_assumption = resolve(w)
+    tin, tout, c, b, wr, preset_assumption = resolve(w)
     tin, tout = Decimal(tin), Decimal(tout)
-    # Token buckets: batch share of all traffic, cache hit rate of input in both shares.
+    # Token buckets: batch share of all traffic; of the input in both shares, the cache hit
+    # rate is read from the cache, the write share written into it, the rest uncached.
     b_in, b_out = tin * b, tout * b
     s_in, s_out = tin - b_in, tout - b_out
     s_cached, b_cached = s_in * c, b_in * c
-    s_uncached, b_uncached = s_in - s_cached, b_in - b_cached
+    s_write, b_write = s_in * wr, b_in * wr
+    s_uncached, b_uncached = s_in - s_cached - s_write, b_in - b_cached - b_write
 
     price_in, price_out = dec(p["input"]), dec(p["output"])
-    given = {k: dec(p.get(k)) for k in ("cached_input", "batch_input", "batch_output", "batch_cached_input")}
+    given = {k: dec(p.get(k)) for k in ("cached_input", "batch_input", "batch_output", "batch_cached_input",
+                                        "cache_write", "batch_cache_write")}
 
     def fallback(name, default):
         return given[name] if given[name] is not None else default
@@ -115,9 +124,13 @@ def estimate(w, p):
     price_b_out = min(fallback("batch_output", price_out), price_out)
     cap = min(price_cached, price_b_in)
     price_b_cached = min(fallback("batch_cached_input", cap), cap)
+    # a write costs its own price (above input where charged), else plain input
+    price_write = fallback("cache_write", price_in)
+    price_b_write = min(fallback("batch_cache_write", price_write), price_write)
 
-    has_cached, has_batch = c != 0, b != 0
-    no_batch = all(given[k] is None for k in ("batch_input", "batch_output", "batch_cached_input"))
+    has_cached, has_batch, has_write = c != 0, b != 0, wr != 0
+    no_batch = all(given[k] is None for k in ("batch_input", "batch_output", "batch_cached_input",
+                                              "batch_cache_write"))
 
     def above(name, limit):
         return given[name] is not None and given[name] > limit
@@ -134,12 +147,16 @@ def estimate(w, p):
         (has_batch and has_cached and not no_batch and given["batch_cached_input"] is None,
          "no_batch_cached_input_price"),
         (has_batch and has_cached and above("batch_cached_input", cap), "batch_cached_input_price_capped"),
+        (has_write and given["cache_write"] is None, "no_cache_write_price"),
+        (has_batch and has_write and not no_batch and given["batch_cache_write"] is None,
+         "no_batch_cache_write_price"),
+        (has_batch and has_write and above("batch_cache_write", price_write), "batch_cache_write_price_capped"),
     ):
         if condition:
             assumptions.append(code)
 
-    std = [s_uncached * price_in, s_cached * price_cached, s_out * price_out]
-    bat = [b_uncached * price_b_in, b_cached * price_b_cached, b_out * price_b_out]
+    std = [s_uncached * price_in, s_cached * price_cached, s_out * price_out, s_write * price_write]
+    bat = [b_uncached * price_b_in, b_cached * price_b_cached, b_out * price_b_out, b_write * price_b_write]
     std = [x / MILLION for x in std]
     bat = [x / MILLION for x in bat]
     return {
@@ -147,6 +164,7 @@ def estimate(w, p):
             "input": exact(tin),
             "uncached_input": exact(s_uncached + b_uncached),
             "cached_input": exact(s_cached + b_cached),
+            "cache_write": exact(s_write + b_write),
             "output": exact(tout),
             "batch_input": exact(b_in),
             "batch_output": exact(b_out),
@@ -154,6 +172,7 @@ def estimate(w, p):
         "cost_per_month": {
             "input": money(std[0] + bat[0]),
             "cached_input": money(std[1] + bat[1]),
+            "cache_write": money(std[3] + bat[3]),
             "output": money(std[2] + bat[2]),
             "total": money(sum(std) + sum(bat)),
             "standard_traffic": money(sum(std)),
@@ -164,7 +183,8 @@ def estimate(w, p):
 
 
 def main():
-    fill = "--fill" in sys.argv[1:]
+    refill = "--refill" in sys.argv[1:]
+    fill = refill or "--fill" in sys.argv[1:]
     vectors = json.loads(VECTORS.read_text())
     failures = 0
     for case in vectors:
@@ -173,7 +193,7 @@ def main():
         except Invalid as err:
             computed = {"expected_error": {"field": err.field}}
         key = next(iter(computed))
-        if key not in case and fill:
+        if fill and (key not in case or refill):
             case[key] = computed[key]
             continue
         if case.get(key) != computed[key]:

@@ -27,7 +27,7 @@ const MODELS: &[(&str, &str)] = &[
 /// numbers, as the spec says), the rest unchanged.
 fn body(workload: &Value, model_ids: &[&str]) -> Value {
     let mut body = workload.as_object().expect("workload object").clone();
-    for rate in ["cache_hit_rate", "batch_share"] {
+    for rate in ["cache_hit_rate", "batch_share", "cache_write_share"] {
         if let Some(Value::String(text)) = body.get(rate) {
             let number = serde_json::Number::from_str(text).expect("a number");
             body.insert(rate.into(), Value::Number(number));

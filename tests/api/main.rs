@@ -13,6 +13,7 @@ mod changes;
 mod cli;
 mod compare;
 mod contract;
+mod cost;
 mod dataset;
 mod estimate;
 mod event_sources;

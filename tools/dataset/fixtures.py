@@ -39,6 +39,7 @@ def cut(snap, ids):
     out = dict(snap)
     out["models"] = [m for m in snap["models"] if m["id"] in ids]
     out["prices"] = [p for p in snap["prices"] if p["model"] in ids]
+    out["conditional_prices"] = [p for p in snap["conditional_prices"] if p["model"] in ids]
     out["benchmarks"] = [b for b in snap["benchmarks"] if b["model"] in ids]
     makers = {m["provider"] for m in out["models"]}
     out["providers"] = [p for p in snap["providers"] if p["slug"] in makers]
@@ -46,6 +47,7 @@ def cut(snap, ids):
     rep["fixture"] = {"cut_from": "pricing-snapshot built by tools/dataset/build.py",
                       "models": sorted(ids)}
     rep.pop("counts", None)
+    rep.pop("conditional_counts", None)
     out["report"] = rep
     return out
 

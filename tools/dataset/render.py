@@ -68,6 +68,44 @@ def price_changes(prices, lo, gen):
     return changes, scheduled, per_channel
 
 
+def condition(above_input_tokens, cache_ttl):
+    """A conditional row's `condition` object."""
+    return {"above_input_tokens": above_input_tokens, "cache_ttl": cache_ttl}
+
+
+def condition_order(cond):
+    """Sort key of a condition (None: a standard rate, first): above_input_tokens nulls first,
+    then cache_ttl nulls first."""
+    if cond is None:
+        return (False,)
+    above, ttl = cond["above_input_tokens"], cond["cache_ttl"]
+    return (True, above is not None, above or 0, ttl is not None, ttl or "")
+
+
+def conditional_order(row):
+    """The order of conditional_prices[]: (model, channel, component, tier, condition)."""
+    return (row["model"], row["channel"], row["component"], row["tier"], condition_order(row["condition"]))
+
+
+def conditional_counts(rows):
+    """report.conditional_counts: conditional rows, and the models per condition kind (context
+    tiers by threshold, cache writes by duration, "unknown" where no page states it) and per tier."""
+    by_threshold, by_ttl, by_tier = {}, {}, {}
+    for r in rows:
+        above, ttl = r["condition"]["above_input_tokens"], r["condition"]["cache_ttl"]
+        if above is not None:
+            by_threshold.setdefault(str(above), set()).add(r["model"])
+        if r["component"] == "cache_write":
+            by_ttl.setdefault(ttl or "unknown", set()).add(r["model"])
+        by_tier.setdefault(r["tier"], set()).add(r["model"])
+
+    def sizes(d, key=None):
+        return {k: len(d[k]) for k in sorted(d, key=key)}
+    return {"rows": len(rows), "rows_by_tier": dict(sorted(Counter(r["tier"] for r in rows).items())),
+            "models_by_threshold": sizes(by_threshold, int), "models_by_cache_ttl": sizes(by_ttl),
+            "models_by_tier": sizes(by_tier)}
+
+
 def dump(snapshot) -> bytes:
     text = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     buf = io.BytesIO()
@@ -86,3 +124,5 @@ def print_report(snap, out=sys.stdout):
         print(f"  {k:60s} {v:6d}", file=out)
     print("counts:", file=out)
     print(json.dumps(rep["counts"], indent=2), file=out)
+    print("conditional rates (conditional_prices):", file=out)
+    print(json.dumps(rep["conditional_counts"], indent=2), file=out)

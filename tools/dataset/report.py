@@ -5,7 +5,8 @@
 
 Reads the snapshot (default data/snapshot.json.gz) and the quarantine report the build wrote
 beside it (quarantine.json), and prints: the events a first publish emits, per type, channel and
-source (as publish derives them: docs/publishing.md); the share of price changes that two or more
+source (as publish derives them: docs/publishing.md); the conditional rates (rows per tier, models
+per context threshold, cache-write duration and tier); the share of price changes that two or more
 sources show (corroborated); what each screen rule removed; the checks the history must pass (no
 uncorroborated move of 10x or more, none undone within 60 days, no current price after a
 shutdown, deprecation not after retirement, no launch before 2015); and coverage: the models any
@@ -22,6 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from render import conditional_counts  # noqa: E402
 from series import days_between  # noqa: E402
 from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources  # noqa: E402
 
@@ -129,6 +131,14 @@ def main():
         steps[q["rule"]] += len(q["steps"])
     for r in sorted(rules):
         print(f"  {r:80s} {rules[r]:5d} / {steps[r]:5d}")
+
+    # a snapshot without conditional_prices has no conditional rates
+    cond = conditional_counts(snap.get("conditional_prices", []))
+    print(f"\nconditional rates (conditional_prices, no events): {cond['rows']} rows; per tier "
+          + ", ".join(f"{k} {v}" for k, v in cond["rows_by_tier"].items()))
+    for kind, label in (("models_by_threshold", "context tier above N input tokens"),
+                        ("models_by_cache_ttl", "cache write held for"), ("models_by_tier", "tier")):
+        print(f"  models per {label}: " + (", ".join(f"{k}: {v}" for k, v in cond[kind].items()) or "none"))
 
     cov = snap["report"]["coverage"]
     active = snap["report"]["counts"]["active_models_with_prices"]

@@ -31,6 +31,7 @@ UNDATED = "move two sources show and no provider page dates: its day left unknow
 LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
 ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
+OUTSIDE_STANDARD = "conditional rate outside its standard series' span: no offer before it starts or after it ends"
 
 # channels that list a model per deployment region, the data-zone / regional rows at a premium
 REGIONAL_CHANNELS = {"azure", "aws_bedrock"}

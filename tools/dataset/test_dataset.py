@@ -3,8 +3,11 @@
     python3 -m unittest discover -s tools/dataset -p 'test_*.py'
 
 No source files are needed: the excerpts are copied here from the pinned releases (the source and
-release are named in each test). Standard library only.
+release are named in each test); BundledConditionalRates reads the bundled data/snapshot.json.gz.
+Standard library only.
 """
+import gzip
+import json
 import sys
 import unittest
 from collections import Counter
@@ -541,6 +544,179 @@ class LedgerDating(unittest.TestCase):
                                           "2026-05-28", "60", "30"), [])
 
 
+class ConditionalRates(unittest.TestCase):
+    """Conditional rates (conditional_prices[]): the price fields of litellm 1.109.1's rows of
+    `gemini-2.5-pro`, `claude-sonnet-4-5` and `gpt-5.6`, and the series they build."""
+
+    # litellm 1.109.1 `claude-sonnet-4-5`: every price field of the row
+    SONNET_FIELDS = ["cache_creation_input_token_cost", "cache_creation_input_token_cost_above_1hr",
+                     "cache_read_input_token_cost", "input_cost_per_token", "cache_creation_input_token_cost_batches",
+                     "cache_read_input_token_cost_batches", "input_cost_per_token_batches", "output_cost_per_token",
+                     "output_cost_per_token_batches"]
+
+    def test_the_field_parser_reads_component_duration_threshold_and_tier(self):
+        F = build.PriceField
+        self.assertEqual(build.parse_field("input_cost_per_token_above_200k_tokens"),
+                         F("input", "standard", 200000, None))
+        self.assertEqual(build.parse_field("cache_read_input_token_cost_above_200k_tokens_priority"),
+                         F("cached_input", "priority", 200000, None))
+        self.assertEqual(build.parse_field("cache_creation_input_token_cost_above_1hr"),
+                         F("cache_write", "standard", None, "1hr"))
+        self.assertEqual(build.parse_field("cache_creation_input_token_cost_above_12hr_above_272k_tokens_flex"),
+                         F("cache_write", "flex", 272000, "12hr"))
+        self.assertEqual(build.parse_field("output_cost_per_token_batches"), F("output", "batch", None, None))
+        self.assertFalse(build.parse_field("output_cost_per_token_batches").conditional)
+        self.assertTrue(build.parse_field("cache_creation_input_token_cost").conditional)
+        # no token-price series: another tier, another unit, a duration on a component that has none
+        for name in ("input_cost_per_token_above_272k_tokens_ultrafast", "input_cost_per_character_above_128k_tokens",
+                     "cache_read_input_token_cost_above_1hr", "search_context_cost_per_query"):
+            self.assertIsNone(build.parse_field(name), name)
+
+    def test_a_cache_write_names_its_duration_only_where_a_page_states_it(self):
+        # Anthropic's pricing page: 5-minute writes at 1.25x input, 1-hour writes at 2x
+        write, hour = (build.parse_field(f) for f in ("cache_creation_input_token_cost",
+                                                      "cache_creation_input_token_cost_above_1hr"))
+        self.assertEqual(build.cache_ttl("anthropic", write), "5m")
+        self.assertEqual(build.cache_ttl("anthropic", hour), "1h")
+        self.assertIsNone(build.cache_ttl("openai", write))          # gpt-5.6: no duration stated
+        self.assertIsNone(build.cache_ttl("anthropic", build.parse_field("input_cost_per_token_above_200k_tokens")))
+        with self.assertRaises(LookupError):
+            build.cache_ttl("openai", build.parse_field("cache_creation_input_token_cost_above_12hr"))
+        with self.assertRaises(LookupError):    # gemini-2.5-pro's figure is its cached-input rate
+            build.cache_ttl("google", build.parse_field("cache_creation_input_token_cost_above_200k_tokens"))
+
+    def test_the_fields_of_a_row_are_distinct_series(self):
+        b = build.Builder.__new__(build.Builder)
+        ec = (("anthropic", "claude-sonnet-4-5"), "official")
+        keys = [b.series_key(ec, f) for f in self.SONNET_FIELDS]
+        self.assertEqual(len(set(keys)), len(keys))
+        self.assertIn((ec[0], "official", "cache_write", "batch", None, "5m"), keys)
+        self.assertIn((ec[0], "official", "input", "standard"), keys)
+
+    def test_a_conditional_series_is_built_from_two_releases_by_the_standard_code(self):
+        # litellm 1.100.5 and 1.104.5 `gemini-2.5-pro` (Vertex); llmledger 0.2.0 dates the
+        # priority tier's arrival 2026-09-14
+        row = {"litellm_provider": "vertex_ai-language-models", "mode": "chat", "input_cost_per_token": 1.25e-06,
+               "input_cost_per_token_above_200k_tokens": 2.5e-06}
+        later = dict(row, input_cost_per_token_priority=2.25e-06,
+                     input_cost_per_token_above_200k_tokens_priority=4.5e-06)
+        b = build.Builder.__new__(build.Builder)
+        ec = (("google", "gemini-2.5-pro"), "vertex")
+        b.releases = [("1.100.5", "2026-08-31", {"gemini-2.5-pro": row}),
+                      ("1.104.5", "2026-09-26", {"gemini-2.5-pro": later})]
+        b.lit_best = {ec: {i: ((0,), "gemini-2.5-pro", e, None) for i, e in enumerate((row, later))}}
+        b.ledger = build.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {"gemini-2.5-pro": [
+            ["2025-06-20", "added", "", None, None, "", 675],
+            ["2026-09-14", "price", "input_cost_per_token_above_200k_tokens_priority", None, 4.5e-06, "", 326]]}})
+        b.ledger_src, b.bisected, b.unbisected, b.screened, b.left_out = "llmledger 0.2.0", {}, [], [], Counter()
+        b.peak_since = {}
+        self.assertEqual(b.conditional_fields(ec), ["input_cost_per_token_above_200k_tokens",
+                                                    "input_cost_per_token_above_200k_tokens_priority"])
+        got, _obs = b.litellm_history(ec, "input_cost_per_token_above_200k_tokens_priority")
+        self.assertEqual(prices(got), [("2026-09-14", "4.5")])
+        got, _obs = b.litellm_history(ec, "input_cost_per_token_above_200k_tokens")
+        self.assertEqual(prices(got), [("2025-06-20", "2.5")])
+
+    def within(self, std, cond, key):
+        b = build.Builder.__new__(build.Builder)
+        b.screened, b.left_out = [], Counter()
+        b.series = {key[:2] + ("input", key[3]): {"steps": std}} if std else {}
+        return b, b.within_standard(key, cond)
+
+    def test_a_conditional_series_ends_with_its_standard_series(self):
+        # claude-sonnet-4-5 on Anthropic's API: input 3 from 2025-09-29, shutdown 2026-11-30; its
+        # 5-minute cache write 3.75 is priced against the input series
+        ent = ("anthropic", "claude-sonnet-4-5")
+        key = (ent, "official", "cache_write", "standard", None, "5m")
+        b, got = self.within(steps(("2025-09-29", "3"), ("2026-11-30", None)),
+                             steps(("2025-09-29", "3.75"), ("2026-12-01", "3.75")), key)
+        self.assertEqual(prices(got), [("2025-09-29", "3.75"), ("2026-11-30", None)])
+        self.assertEqual([(rule, [(d, v) for d, v, _s in xs]) for _k, rule, xs, _d in b.screened],
+                         [(screen.OUTSIDE_STANDARD, [("2026-12-01", "3.75")])])
+        b, got = self.within(None, steps(("2025-09-29", "3.75")), key)
+        self.assertEqual(got, [])
+        self.assertEqual(b.screened[0][3], "no standard series")
+
+    def test_a_conditional_series_starts_with_its_standard_series(self):
+        # qwen-plus on OpenRouter: the input series starts 2026-10-19 (after the screens), litellm
+        # shows the 256k tier's 0.78 from 2026-09-26
+        key = (("alibaba", "qwen-plus"), "openrouter", "input", "standard", 256000, None)
+        b, got = self.within(steps(("2026-10-19", "0.26")), steps(("2026-09-26", "0.78")), key)
+        self.assertEqual(prices(got), [("2026-10-19", "0.78")])
+        self.assertEqual(b.screened[0][1], screen.OUTSIDE_STANDARD)
+
+    def test_conditional_rows_sort_by_threshold_then_duration_nulls_first(self):
+        def row(above, ttl, tier="standard"):
+            return {"model": "anthropic:claude-sonnet-4-5", "channel": "official", "component": "cache_write",
+                    "tier": tier, "condition": render.condition(above, ttl)}
+        rows = [row(200000, "5m"), row(None, "5m"), row(200000, "1h"), row(None, "1h"), row(None, None, "batch")]
+        got = [(r["tier"], r["condition"]["above_input_tokens"], r["condition"]["cache_ttl"])
+               for r in sorted(rows, key=render.conditional_order)]
+        self.assertEqual(got, [("batch", None, None), ("standard", None, "1h"), ("standard", None, "5m"),
+                               ("standard", 200000, "1h"), ("standard", 200000, "5m")])
+        self.assertLess(render.condition_order(render.condition(None, None)),
+                        render.condition_order(render.condition(None, "1h")))
+        counts = render.conditional_counts(rows)
+        self.assertEqual((counts["rows"], counts["models_by_threshold"], counts["models_by_cache_ttl"]),
+                         (5, {"200000": 1}, {"1h": 1, "5m": 1, "unknown": 1}))
+
+
+class BundledConditionalRates(unittest.TestCase):
+    """The conditional rates of the bundled snapshot (data/snapshot.json.gz) against the providers'
+    pages and the format (docs/snapshot-format.md, section 6.5)."""
+
+    @classmethod
+    def setUpClass(cls):
+        snap = json.loads(gzip.decompress((build.REPO / "data" / "snapshot.json.gz").read_bytes()))
+        cls.gen = snap["generated_at"][:10]
+        cls.rows = snap["conditional_prices"]
+        cls.standard = {(p["model"], p["channel"], p["component"], p["tier"]) for p in snap["prices"]}
+
+    def current(self, model, component, tier, above, ttl=None):
+        hits = [r for r in self.rows if (r["model"], r["channel"], r["component"], r["tier"]) ==
+                (model, "official", component, tier) and r["condition"] == render.condition(above, ttl)]
+        return render.value_at_hist(hits[0]["history"], self.gen) if hits else None
+
+    def test_the_providers_long_context_rates(self):
+        # Gemini 2.5 Pro, prompts above 200k tokens: $2.50 input, $15 output, context caching $0.25
+        # (https://ai.google.dev/gemini-api/docs/pricing, as quoted in the stored copies
+        # https://deploybase.ai/articles/gemini-api-pricing-2026 and
+        # https://discuss.ai.google.dev/t/question-about-gemini-api-caching-pricing/107349, read 2026-11-24)
+        got = [self.current("google:gemini-2.5-pro", c, "standard", 200000)
+               for c in ("input", "output", "cached_input")]
+        self.assertEqual(got, ["2.5", "15", "0.25"])
+        # GPT-5.4, prompts above 272K input tokens: 2x input and 1.5x output of $2.50 / $15 for
+        # standard, batch and flex (https://developers.openai.com/api/docs/models/gpt-5.4, stored
+        # copy read 2026-11-24)
+        got = [self.current("openai:gpt-5.4", c, "standard", 272000) for c in ("input", "output", "cached_input")]
+        self.assertEqual(got, ["5", "22.5", "0.5"])
+        self.assertEqual(self.current("openai:gpt-5.4", "input", "batch", 272000), "2.5")
+
+    def test_anthropics_cache_writes(self):
+        # Claude Sonnet 4.5: base input $3, 5m cache writes $3.75, 1h cache writes $6
+        # (https://docs.anthropic.com/en/docs/about-claude/pricing, as reproduced in the stored copy
+        # https://docs.electronhub.ai/guides/prompt-caching, read 2026-11-24)
+        got = [self.current("anthropic:claude-sonnet-4-5", "cache_write", "standard", None, ttl)
+               for ttl in ("5m", "1h")]
+        self.assertEqual(got, ["3.75", "6"])
+        # Google bills cached input and storage, no cache write
+        self.assertFalse([r for r in self.rows
+                          if r["component"] == "cache_write" and r["model"].startswith("google:")])
+
+    def test_the_rows_are_sorted_unique_and_conditional(self):
+        keys = [render.conditional_order(r) for r in self.rows]
+        self.assertEqual(keys, sorted(keys))
+        self.assertEqual(len(set(keys)), len(keys))
+        for r in self.rows:
+            above, ttl = r["condition"]["above_input_tokens"], r["condition"]["cache_ttl"]
+            self.assertTrue(above is not None or r["component"] == "cache_write", r)
+            self.assertTrue(above is None or above > 0, r)
+            self.assertIn(ttl, (None, "5m", "1h") if r["component"] == "cache_write" else (None,), r)
+            self.assertIn(r["tier"], build.CHANNEL_TIERS.get(r["channel"], build.TIERS), r)
+            base = "input" if r["component"] == "cache_write" else r["component"]
+            self.assertIn((r["model"], r["channel"], base, r["tier"]), self.standard, r)
+
+
 class PeakRates(unittest.TestCase):
     """DeepSeek V4 Pro on DeepSeek's API: genai-prices 0.2.3's model and litellm's
     `deepseek/deepseek-v4-pro` row (cached input) in the pinned releases, with llmledger's events."""
@@ -593,7 +769,7 @@ class PeakRates(unittest.TestCase):
         # without the rule: 0.044 from 2026-06-21 (the ledger's likely-correction flag carries the
         # peak figure back); DeepSeek's page lists 0.003625 until peak hours began
         b, ec = self.builder()
-        got, _obs = b.without_peak_rates(ec, "cached_input", "standard", "cache_read_input_token_cost")
+        got, _obs = b.without_peak_rates(ec, "cache_read_input_token_cost")
         self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None)])
         self.assertEqual([(rule, [(d, v) for d, v, _s in xs]) for _k, rule, xs, _d in b.screened],
                          [(screen.PEAK_RATE, [("2026-08-31", "0.044"), ("2026-09-26", "0.044")])])
@@ -601,7 +777,7 @@ class PeakRates(unittest.TestCase):
     def test_a_series_that_starts_in_peak_billing_is_left_out_whole(self):
         b, ec = self.builder()
         b.peak_since[ec] = None
-        got, _obs = b.without_peak_rates(ec, "cached_input", "standard", "cache_read_input_token_cost")
+        got, _obs = b.without_peak_rates(ec, "cache_read_input_token_cost")
         self.assertEqual(got, [])
         self.assertEqual(len(b.screened[0][2]), 4)
 

@@ -142,7 +142,7 @@ pub fn estimate_series(
     for &requests_per_month in volumes {
         let resolved = at_volume(workload, requests_per_month)?;
         for (i, (model, out)) in models.iter().zip(&mut totals).enumerate() {
-            let cost = model.estimate(i, &resolved)?;
+            let (_, _, cost) = model.estimate(i, &resolved)?;
             if !out.is_empty() {
                 out.push(',');
             }

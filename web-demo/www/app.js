@@ -12,11 +12,16 @@ import { PALETTE, logChart } from "./chart.js";
 import { $, el, modelHref, showBanner } from "./ui.js";
 
 const MAX_MODELS = 10;
-const DEFAULTS = { requests: "10000", preset: "chatbot", input: "", output: "", cache: 0, batch: 0 };
+const DEFAULTS = {
+  requests: "10000", preset: "chatbot", input: "", output: "", cache: 0, batch: 0, writes: 0, ttl: "5m", tier: "standard",
+};
 // The workload sent when only a model's prices are wanted (any valid workload would do).
 const PRICE_PROBE = { requests_per_month: 1, preset: "chatbot" };
-// The model fields kept from a server row; its costs are recomputed here.
-const MODEL_FIELDS = ["model_id", "name", "provider", "status", "channel", "last_verified_at", "is_stale", "prices"];
+// The model fields kept from a server row; its costs are recomputed here, from its rate card
+// (`rates`: context thresholds, cache writes, tiers) by the same rule as the server.
+const MODEL_FIELDS = [
+  "model_id", "name", "provider", "status", "channel", "last_verified_at", "is_stale", "prices", "rates",
+];
 
 // How the presets read in the form; the estimator's names stay in the URL and the API.
 const PRESET_LABELS = {
@@ -50,6 +55,9 @@ function readUrl() {
     output: q.get("output_tokens") ?? "",
     cache: rate("cache_hit_rate", DEFAULTS.cache),
     batch: rate("batch_share", DEFAULTS.batch),
+    writes: rate("cache_write_share", DEFAULTS.writes),
+    ttl: q.get("cache_ttl") ?? DEFAULTS.ttl,
+    tier: q.get("service_tier") ?? DEFAULTS.tier,
   };
 }
 
@@ -64,6 +72,10 @@ function writeUrl() {
   if (w.output !== "") q.set("output_tokens", w.output);
   q.set("cache_hit_rate", String(w.cache));
   q.set("batch_share", String(w.batch));
+  // the conditional knobs only when set, so that links made before them stay as they were
+  if (w.writes !== DEFAULTS.writes) q.set("cache_write_share", String(w.writes));
+  if (w.ttl !== DEFAULTS.ttl) q.set("cache_ttl", w.ttl);
+  if (w.tier !== DEFAULTS.tier) q.set("service_tier", w.tier);
   const url = `${window.location.pathname}?${q.toString().replaceAll("%2C", ",").replaceAll("%3A", ":")}`;
   window.history.replaceState(null, "", url);
 }
@@ -77,6 +89,9 @@ const FIELD_INPUTS = {
   output_tokens_per_request: "output-tokens",
   cache_hit_rate: "cache",
   batch_share: "batch",
+  cache_write_share: "writes",
+  cache_ttl: "cache-ttl",
+  service_tier: "service-tier",
 };
 
 /** A whole number >= 0 from a text field, or an error message. */
@@ -98,7 +113,7 @@ function workloadBody() {
   if (input.error) return { field: "input_tokens_per_request", error: input.error };
   const output = wholeNumber(w.output, "output tokens per request", false);
   if (output.error) return { field: "output_tokens_per_request", error: output.error };
-  for (const [field, value] of [["cache_hit_rate", w.cache], ["batch_share", w.batch]]) {
+  for (const [field, value] of [["cache_hit_rate", w.cache], ["batch_share", w.batch], ["cache_write_share", w.writes]]) {
     if (!Number.isFinite(value)) return { field, error: `\`${field}\` must be a number from 0 to 1.` };
   }
   const body = { requests_per_month: requests.value };
@@ -107,6 +122,9 @@ function workloadBody() {
   if (output.value !== undefined) body.output_tokens_per_request = output.value;
   body.cache_hit_rate = w.cache;
   body.batch_share = w.batch;
+  body.cache_write_share = w.writes;
+  body.cache_ttl = w.ttl;
+  body.service_tier = w.tier;
   return { body };
 }
 
@@ -132,6 +150,9 @@ function syncForm() {
   const slider = (rate) => String(Math.min(100, Math.max(0, Math.round((Number.isFinite(rate) ? rate : 0) * 100))));
   $("cache").value = slider(w.cache);
   $("batch").value = slider(w.batch);
+  $("writes").value = slider(w.writes);
+  $("cache-ttl").value = w.ttl;
+  $("service-tier").value = w.tier;
   syncLabels();
 }
 
@@ -139,6 +160,7 @@ function syncLabels() {
   const w = state.workload;
   $("cache-out").textContent = Number.isFinite(w.cache) ? percent(w.cache) : "?";
   $("batch-out").textContent = Number.isFinite(w.batch) ? percent(w.batch) : "?";
+  $("writes-out").textContent = Number.isFinite(w.writes) ? percent(w.writes) : "?";
   const preset = presetList.find((p) => p.name === w.preset);
   $("preset-help").textContent = preset
     ? `${preset.description[0].toUpperCase()}${preset.description.slice(1)}: ${group(String(preset.input_tokens_per_request))} input / ${group(String(preset.output_tokens_per_request))} output tokens per request.`
@@ -240,7 +262,8 @@ function renderCosts(result) {
   }
   const a = result.assumptions;
   const t = a.tokens_per_month;
-  const cached = t.cached_input !== "0" ? ` (${tokens(t.cached_input)} of them from cache)` : "";
+  const cached = (t.cached_input !== "0" ? ` (${tokens(t.cached_input)} of them from cache)` : "") +
+    (t.cache_write !== "0" ? ` (${tokens(t.cache_write)} written into the cache)` : "");
   const batch = t.batch_input !== "0" ? `; ${percent(Number(a.batch_share))} of requests through a batch API` : "";
   $("summary").textContent =
     `${group(String(a.requests_per_month))} requests × ${group(String(a.input_tokens_per_request))} input / ` +
@@ -269,6 +292,7 @@ function renderCosts(result) {
         ),
         money(c.input, "input"),
         money(c.cached_input, "cached_input"),
+        money(c.cache_write, "cache_write"),
         money(c.output, "output"),
         money(c.batch_traffic, "batch_traffic"),
         el(
@@ -526,6 +550,9 @@ function bind() {
   $("output-tokens").addEventListener("input", (e) => { w.output = e.target.value; recompute(); });
   $("cache").addEventListener("input", (e) => { w.cache = Number(e.target.value) / 100; recompute(); });
   $("batch").addEventListener("input", (e) => { w.batch = Number(e.target.value) / 100; recompute(); });
+  $("writes").addEventListener("input", (e) => { w.writes = Number(e.target.value) / 100; recompute(); });
+  $("cache-ttl").addEventListener("change", (e) => { w.ttl = e.target.value; recompute(); });
+  $("service-tier").addEventListener("change", (e) => { w.tier = e.target.value; recompute(); });
   $("workload").addEventListener("submit", (e) => e.preventDefault());
   $("search").addEventListener("input", onSearchInput);
   $("search").addEventListener("keydown", (e) => {

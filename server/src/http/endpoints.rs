@@ -1,18 +1,18 @@
 //! The REST endpoints over the service's operations: each GET of the table of
 //! operations parses its query (and `{model_id}`), runs the operation and
-//! answers with the envelope and the caching headers; `POST /api/v1/estimate`
-//! reads its body; `GET /api/v1/openapi.json` serves the document.
+//! answers with the envelope and the caching headers; each POST (the estimate,
+//! the cost of a usage record) reads its JSON body; `GET /api/v1/openapi.json` serves the document.
 
 use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use salvo::prelude::*;
 
 use super::caching::send_envelope;
 use crate::error::ApiError;
-use crate::service::operations::{Operation, Read};
+use crate::service::operations::{Operation, Post, Read};
 use crate::service::params::{Query, check_model_id};
 use crate::service::{OPENAPI_JSON, body, estimate, state};
 
-/// The largest body `POST /api/v1/estimate` reads.
+/// The largest body a POST endpoint reads.
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// A read operation's GET endpoint.
@@ -21,7 +21,8 @@ pub(super) struct Endpoint {
     pub(super) read: Read,
 }
 
-impl Endpoint {
+#[async_trait]
+impl Answer for Endpoint {
     async fn answer(
         &self,
         req: &mut Request,
@@ -42,8 +43,22 @@ impl Endpoint {
     }
 }
 
+/// An endpoint's answer: the response, or the error it renders.
 #[async_trait]
-impl Handler for Endpoint {
+pub(super) trait Answer: Send + Sync + 'static {
+    async fn answer(
+        &self,
+        req: &mut Request,
+        depot: &Depot,
+        res: &mut Response,
+    ) -> Result<(), ApiError>;
+}
+
+/// The salvo handler of an [`Answer`].
+pub(super) struct Answering<T>(pub(super) T);
+
+#[async_trait]
+impl<T: Answer> Handler for Answering<T> {
     async fn handle(
         &self,
         req: &mut Request,
@@ -51,7 +66,7 @@ impl Handler for Endpoint {
         res: &mut Response,
         _ctrl: &mut FlowCtrl,
     ) {
-        if let Err(err) = self.answer(req, depot, res).await {
+        if let Err(err) = self.0.answer(req, depot, res).await {
             res.render(err);
         }
     }
@@ -73,26 +88,35 @@ fn is_json(req: &Request) -> bool {
         })
 }
 
-#[handler]
-pub(super) async fn estimate_cost(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), ApiError> {
-    Query::parse(req.uri().query(), &[])?;
-    if !is_json(req) {
-        return Err(ApiError::validation(vec![estimate::item(
-            &[],
-            "content_type",
-            "the body must be JSON, sent with Content-Type: application/json",
-            None,
-        )]));
+/// A POST endpoint of the table of operations: a JSON body in, the envelope out, never cached.
+pub(super) struct PostEndpoint(pub(super) Post);
+
+#[async_trait]
+impl Answer for PostEndpoint {
+    async fn answer(
+        &self,
+        req: &mut Request,
+        depot: &Depot,
+        res: &mut Response,
+    ) -> Result<(), ApiError> {
+        Query::parse(req.uri().query(), &[])?;
+        if !is_json(req) {
+            return Err(ApiError::validation(vec![estimate::item(
+                &[],
+                "content_type",
+                "the body must be JSON, sent with Content-Type: application/json",
+                None,
+            )]));
+        }
+        let bytes = body::read(req, MAX_BODY_BYTES).await?;
+        let envelope = self
+            .0
+            .run(state(depot), estimate::parse_json(&bytes)?)
+            .await?;
+        let _ = res.add_header(CACHE_CONTROL, "no-store", true);
+        res.render(Json(envelope));
+        Ok(())
     }
-    let bytes = body::read(req, MAX_BODY_BYTES).await?;
-    let envelope = estimate::estimate_envelope(state(depot), estimate::parse_json(&bytes)?).await?;
-    let _ = res.add_header(CACHE_CONTROL, "no-store", true);
-    res.render(Json(envelope));
-    Ok(())
 }
 
 #[handler]

@@ -19,7 +19,7 @@ use salvo::http::StatusCode;
 use salvo::prelude::*;
 use salvo::routing::filters::{self, Filter as _};
 
-use self::endpoints::Endpoint;
+use self::endpoints::{Answering, Endpoint};
 use crate::access::{Caller, limits};
 use crate::error::{ApiError, ErrorCode};
 use crate::service::cache;
@@ -31,13 +31,20 @@ use crate::service::operations::{Kind, OPERATIONS};
 pub fn router(demo_dir: &Path) -> Router {
     // The data endpoints answer from the response cache when they can.
     let mut data = Router::new().hoop(cache::response_cache);
+    let mut posts = Router::new();
     for operation in OPERATIONS {
-        if let Kind::Read(op) = operation.kind {
-            let path = operation.path.trim_start_matches("/api/v1/");
-            data = data.push(Router::with_path(path).push(read(Endpoint {
-                operation,
-                read: op,
-            })));
+        let path = operation.path.trim_start_matches("/api/v1/");
+        match operation.kind {
+            Kind::Read(op) => {
+                data = data.push(Router::with_path(path).push(read(Answering(Endpoint {
+                    operation,
+                    read: op,
+                }))));
+            }
+            Kind::Post(post) => {
+                posts = posts
+                    .push(Router::with_path(path).post(Answering(endpoints::PostEndpoint(post))));
+            }
         }
     }
     Router::new()
@@ -47,7 +54,7 @@ pub fn router(demo_dir: &Path) -> Router {
                 .push(Router::with_path("health").push(read(health::health)))
                 .push(Router::with_path("openapi.json").push(read(endpoints::openapi)))
                 .push(data)
-                .push(Router::with_path("estimate").post(endpoints::estimate_cost)),
+                .push(posts),
         )
         .push(
             Router::new()
@@ -147,7 +154,7 @@ pub(crate) async fn json_errors(req: &Request, res: &mut Response, ctrl: &mut Fl
                 req.method(),
                 crate::error::excerpt(req.uri().path())
             ),
-            "use GET or HEAD (or POST for /api/v1/estimate)",
+            "use GET or HEAD (or POST for /api/v1/estimate and /api/v1/cost)",
         ),
         _ if status.is_server_error() => ApiError::new(
             ErrorCode::Internal,

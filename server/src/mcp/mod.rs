@@ -32,7 +32,7 @@ use crate::error::{ApiError, ErrorCode, shorten};
 use crate::service::operations::{Kind, OPERATIONS, Operation, Read};
 use crate::service::params::{Query, check_model_id};
 use crate::service::respond::envelope;
-use crate::service::{AppState, OPENAPI_JSON, body, estimate};
+use crate::service::{AppState, OPENAPI_JSON, body};
 
 /// Tools with their input schemas and compiled validators, built once.
 #[derive(Debug)]
@@ -221,9 +221,9 @@ impl PricingMcp {
         catalog()?.validate(tool, &args)?;
         match Operation::by_tool(tool) {
             Some(Operation {
-                kind: Kind::EstimateCost,
+                kind: Kind::Post(post),
                 ..
-            }) => estimate::estimate_envelope(&self.state, args).await,
+            }) => post.run(&self.state, args).await,
             Some(
                 operation @ Operation {
                     kind: Kind::Read(read),

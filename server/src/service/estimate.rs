@@ -11,7 +11,10 @@
 
 use std::str::FromStr;
 
-use estimator::{ModelInput, Preset, Workload, WorkloadError, WorkloadField, estimate_models};
+use estimator::{
+    CacheTtl, ModelInput, Preset, ServiceTier, Workload, WorkloadError, WorkloadField,
+    estimate_models,
+};
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use time::Date;
@@ -29,6 +32,9 @@ const FIELDS: &[&str] = &[
     "output_tokens_per_request",
     "cache_hit_rate",
     "batch_share",
+    "cache_write_share",
+    "cache_ttl",
+    "service_tier",
     "model_ids",
     "as_of",
 ];
@@ -50,6 +56,9 @@ struct Body {
     output_tokens_per_request: Option<Integer>,
     cache_hit_rate: Option<Decimal>,
     batch_share: Option<Decimal>,
+    cache_write_share: Option<Decimal>,
+    cache_ttl: Option<String>,
+    service_tier: Option<String>,
     model_ids: Option<Vec<String>>,
     as_of: Option<Date>,
 }
@@ -125,6 +134,25 @@ fn read_rate(name: &str, v: &Value, errors: &mut Vec<ValidationItem>) -> Option<
     parsed
 }
 
+/// A string field, if present: a 422 item for another JSON type.
+pub(crate) fn read_string(
+    fields: &serde_json::Map<String, Value>,
+    name: &str,
+    errors: &mut Vec<ValidationItem>,
+) -> Option<String> {
+    let v = fields.get(name)?;
+    let s = v.as_str().map(str::to_owned);
+    if s.is_none() {
+        errors.push(item(
+            &[json!(name)],
+            "string_type",
+            "Input should be a valid string",
+            Some(v.clone()),
+        ));
+    }
+    s
+}
+
 /// Parses a posted body as JSON: 422 for what is not JSON.
 pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -146,16 +174,22 @@ pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
     })
 }
 
-/// Reads the body's fields: 422 for what cannot be read, 400 for unknown fields.
-fn read_body(value: Value) -> Result<Body, ApiError> {
-    let Value::Object(fields) = value else {
-        return Err(ApiError::validation(vec![item(
+/// A body's fields: 422 for a body that is not a JSON object.
+pub(crate) fn body_object(value: Value) -> Result<serde_json::Map<String, Value>, ApiError> {
+    match value {
+        Value::Object(fields) => Ok(fields),
+        other => Err(ApiError::validation(vec![item(
             &[],
             "model_attributes_type",
             "Input should be a valid JSON object",
-            Some(value),
-        )]));
-    };
+            Some(other),
+        )])),
+    }
+}
+
+/// Reads the body's fields: 422 for what cannot be read, 400 for unknown fields.
+fn read_body(value: Value) -> Result<Body, ApiError> {
+    let fields = body_object(value)?;
 
     let mut errors = Vec::new();
     let mut body = Body::default();
@@ -168,17 +202,7 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
         )),
         Some(v) => body.requests_per_month = read_integer("requests_per_month", v, &mut errors),
     }
-    if let Some(v) = fields.get("preset") {
-        match v.as_str() {
-            Some(s) => body.preset = Some(s.to_owned()),
-            None => errors.push(item(
-                &[json!("preset")],
-                "string_type",
-                "Input should be a valid string",
-                Some(v.clone()),
-            )),
-        }
-    }
+    body.preset = read_string(&fields, "preset", &mut errors);
     if let Some(v) = fields.get("input_tokens_per_request") {
         body.input_tokens_per_request = read_integer("input_tokens_per_request", v, &mut errors);
     }
@@ -191,6 +215,11 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
     if let Some(v) = fields.get("batch_share") {
         body.batch_share = read_rate("batch_share", v, &mut errors);
     }
+    if let Some(v) = fields.get("cache_write_share") {
+        body.cache_write_share = read_rate("cache_write_share", v, &mut errors);
+    }
+    body.cache_ttl = read_string(&fields, "cache_ttl", &mut errors);
+    body.service_tier = read_string(&fields, "service_tier", &mut errors);
     if let Some(v) = fields.get("model_ids") {
         match v.as_array() {
             None => errors.push(item(
@@ -233,21 +262,32 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
     for id in body.model_ids.iter().flatten() {
         check_model_id("model_ids", id)?;
     }
-    if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-        let unknown = excerpt(unknown);
-        return Err(ApiError::invalid(
-            &unknown,
-            format!(
-                "unknown body field `{unknown}`; the body takes: {}",
-                FIELDS.join(", ")
-            ),
-            &format!(
-                "one of the fields {}, or leave `{unknown}` out",
-                FIELDS.join(", ")
-            ),
-        ));
-    }
+    reject_unknown(&fields, FIELDS)?;
     Ok(body)
+}
+
+/// 400 for a body field outside `known`, naming the fields the body takes.
+pub(crate) fn reject_unknown(
+    fields: &serde_json::Map<String, Value>,
+    known: &[&str],
+) -> Result<(), ApiError> {
+    match fields.keys().find(|k| !known.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(unknown) => {
+            let unknown = excerpt(unknown);
+            Err(ApiError::invalid(
+                &unknown,
+                format!(
+                    "unknown body field `{unknown}`; the body takes: {}",
+                    known.join(", ")
+                ),
+                &format!(
+                    "one of the fields {}, or leave `{unknown}` out",
+                    known.join(", ")
+                ),
+            ))
+        }
+    }
 }
 
 /// A count as the workload takes it; one beyond `u64` is out of range as 0 is.
@@ -259,6 +299,25 @@ fn count(field: WorkloadField, v: Option<Integer>) -> Result<Option<u64>, Worklo
     }
 }
 
+/// A named value of `field` (a preset, a TTL, a tier), if given: 400 naming what it allows.
+fn choice<T: FromStr>(field: WorkloadField, value: Option<&str>) -> Result<Option<T>, ApiError> {
+    value
+        .map(|v| {
+            T::from_str(v).map_err(|_| {
+                ApiError::invalid(
+                    field.as_str(),
+                    format!(
+                        "`{field}` must be {}; got `{}`",
+                        field.allowed(),
+                        excerpt(v)
+                    ),
+                    field.allowed(),
+                )
+            })
+        })
+        .transpose()
+}
+
 fn invalid_workload(e: &WorkloadError) -> ApiError {
     ApiError::invalid(e.field().as_str(), e.to_string(), e.allowed())
 }
@@ -268,20 +327,10 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
     let requests = count(WorkloadField::RequestsPerMonth, body.requests_per_month)
         .map_err(|e| invalid_workload(&e))?
         .unwrap_or(0);
-    let preset = body
-        .preset
-        .as_deref()
-        .map(|p| {
-            Preset::from_str(p).map_err(|_| {
-                let field = WorkloadField::Preset;
-                ApiError::invalid(
-                    field.as_str(),
-                    format!("`preset` must be {}; got `{}`", field.allowed(), excerpt(p)),
-                    field.allowed(),
-                )
-            })
-        })
-        .transpose()?;
+    let preset = choice::<Preset>(WorkloadField::Preset, body.preset.as_deref())?;
+    let cache_ttl = choice::<CacheTtl>(WorkloadField::CacheTtl, body.cache_ttl.as_deref())?;
+    let service_tier =
+        choice::<ServiceTier>(WorkloadField::ServiceTier, body.service_tier.as_deref())?;
     let workload = Workload {
         requests_per_month: requests,
         preset,
@@ -297,6 +346,9 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
         .map_err(|e| invalid_workload(&e))?,
         cache_hit_rate: body.cache_hit_rate.unwrap_or(Decimal::ZERO),
         batch_share: body.batch_share.unwrap_or(Decimal::ZERO),
+        cache_write_share: body.cache_write_share.unwrap_or(Decimal::ZERO),
+        cache_ttl: cache_ttl.unwrap_or_default(),
+        service_tier: service_tier.unwrap_or_default(),
     };
     // The count of model_ids is checked between the workload's ranges and its
     // volumes: the order in which this endpoint has always reported faults.

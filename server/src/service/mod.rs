@@ -8,6 +8,7 @@ pub(crate) mod body;
 pub mod cache;
 pub(crate) mod changes;
 pub(crate) mod compare;
+pub(crate) mod cost;
 pub(crate) mod estimate;
 pub(crate) mod models;
 pub(crate) mod openapi;

@@ -7,14 +7,31 @@ use serde_json::Value;
 
 use super::params::Query;
 use super::state::AppState;
-use super::{changes, compare, models};
+use super::{changes, compare, cost, estimate, models};
 use crate::error::ApiError;
 
-/// What an operation takes: a query (a GET), or the estimate's body.
+/// What an operation takes: a query (a GET), or a JSON body (a POST).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Read(Read),
+    Post(Post),
+}
+
+/// The operations that take a JSON body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Post {
     EstimateCost,
+    CostUsage,
+}
+
+impl Post {
+    /// Its answer to a body already parsed as JSON: the whole envelope.
+    pub async fn run(self, state: &AppState, body: Value) -> Result<Value, ApiError> {
+        match self {
+            Post::EstimateCost => estimate::estimate_envelope(state, body).await,
+            Post::CostUsage => cost::cost_envelope(state, body).await,
+        }
+    }
 }
 
 /// The operations that read with a query (and a `{model_id}` where the path
@@ -89,7 +106,7 @@ pub const OPERATIONS: &[Operation] = &[
             GET /api/v1/compare.",
     },
     Operation {
-        kind: Kind::EstimateCost,
+        kind: Kind::Post(Post::EstimateCost),
         tool: "pricing_estimate_cost",
         path: "/api/v1/estimate",
         method: "post",
@@ -98,6 +115,18 @@ pub const OPERATIONS: &[Operation] = &[
             or explicit tokens per request, cache hit rate, batch share) for up to 10 models, or for the 10 \
             cheapest active text models when model_ids is omitted; rows ordered by total cost, with the \
             assumptions used. Twin of POST /api/v1/estimate.",
+    },
+    Operation {
+        kind: Kind::Post(Post::CostUsage),
+        tool: "pricing_cost_usage",
+        path: "/api/v1/cost",
+        method: "post",
+        params: &[],
+        description: "The USD cost of one usage record as a provider's API reported it (the usage object of \
+            the OpenAI, Anthropic or Gemini API, or OpenTelemetry gen_ai.usage.* attributes) for one model, on \
+            the day it happened (`at`): line items for input, cached input, cache writes and output, each \
+            with its rate, condition (tier, context threshold, cache TTL) and source. Use it to check or \
+            explain a bill. Twin of POST /api/v1/cost.",
     },
     Operation {
         kind: Kind::Read(Read::ListChanges),

@@ -1,0 +1,263 @@
+//! POST /api/v1/cost and the conditional rates of POST /api/v1/estimate, on
+//! the bundled dataset: real usage objects of the Anthropic and OpenAI APIs
+//! billed at the providers' published rates to the cent, Gemini 2.5 Pro's
+//! context tier and Claude's cache writes in an estimate; the errors of a
+//! model or day the data does not cover.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, TestDb, data_app, publish_bundled};
+
+async fn bundled() -> (TestDb, TestApp) {
+    let db = TestDb::new().await;
+    publish_bundled(&db).await;
+    let app = data_app(&db).await;
+    (db, app)
+}
+
+fn items(data: &Value) -> Vec<(String, u64, String, String)> {
+    data["line_items"]
+        .as_array()
+        .expect("line items")
+        .iter()
+        .map(|l| {
+            (
+                l["component"].as_str().unwrap_or_default().to_owned(),
+                l["tokens"].as_u64().unwrap_or_default(),
+                l["usd_per_1m"].as_str().unwrap_or_default().to_owned(),
+                l["cost"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn item(component: &str, tokens: u64, rate: &str, cost: &str) -> (String, u64, String, String) {
+    (component.into(), tokens, rate.into(), cost.into())
+}
+
+#[tokio::test]
+async fn real_usage_records_are_billed_at_the_published_rates() {
+    let (_db, app) = bundled().await;
+
+    // An Anthropic Messages API usage object (Claude Sonnet 4.5; Anthropic's
+    // pricing page: input $3, 5-minute cache write $3.75, 1-hour write $6,
+    // cache read $0.30, output $15 per 1M tokens).
+    let body = json!({
+        "model_id": "anthropic:claude-sonnet-4-5",
+        "at": "2026-11-01T09:30:00Z",
+        "usage": {"input_tokens": 2095, "cache_creation_input_tokens": 2500,
+                  "cache_read_input_tokens": 12000, "output_tokens": 503,
+                  "cache_creation": {"ephemeral_5m_input_tokens": 1500, "ephemeral_1h_input_tokens": 1000},
+                  "service_tier": "standard"},
+    });
+    let answer = app
+        .post_json("/api/v1/cost", &body.to_string())
+        .await
+        .expect(200)
+        .json();
+    let data = &answer["data"];
+    assert_eq!(data["channel"], "official");
+    assert_eq!(data["prices_as_of"], "2026-11-01");
+    assert_eq!(
+        items(data),
+        [
+            item("input", 2095, "3", "0.006285"),
+            item("cached_input", 12000, "0.3", "0.003600"),
+            item("cache_write", 1500, "3.75", "0.005625"),
+            item("cache_write", 1000, "6", "0.006000"),
+            item("output", 503, "15", "0.007545"),
+        ]
+    );
+    assert_eq!(data["total"], "0.029055");
+    let writes = &data["line_items"][2];
+    assert_eq!(writes["cache_ttl"], "5m");
+    assert_eq!(data["line_items"][3]["cache_ttl"], "1h");
+    assert!(
+        writes["source"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("litellm ")),
+        "every rate names its source: {writes}"
+    );
+
+    // An OpenAI Chat Completions usage object for o3 after the cut of
+    // 2025-06-10 (OpenAI: input $2, cached input $0.50, output $8 per 1M):
+    // cached tokens are part of prompt_tokens, reasoning part of completion.
+    let body = json!({
+        "model_id": "openai:o3",
+        "at": "2025-07-01",
+        "usage": {"prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,
+                  "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0},
+                  "completion_tokens_details": {"reasoning_tokens": 192, "audio_tokens": 0}},
+    });
+    let answer = app
+        .post_json("/api/v1/cost", &body.to_string())
+        .await
+        .expect(200)
+        .json();
+    let data = &answer["data"];
+    assert_eq!(
+        items(data),
+        [
+            item("input", 86, "2", "0.000172"),
+            item("cached_input", 1920, "0.5", "0.000960"),
+            item("output", 300, "8", "0.002400"),
+        ]
+    );
+    assert_eq!(data["tokens"]["reasoning"], 192);
+    assert_eq!(data["total"], "0.003532");
+
+    // Gemini 2.5 Pro above 200,000 prompt tokens: the whole request at 2.50 / 15.
+    let body = json!({
+        "model_id": "google:gemini-2.5-pro",
+        "usage": {"usageMetadata": {"promptTokenCount": 250000, "candidatesTokenCount": 800,
+                                    "thoughtsTokenCount": 200, "totalTokenCount": 251000}},
+    });
+    let answer = app
+        .post_json("/api/v1/cost", &body.to_string())
+        .await
+        .expect(200)
+        .json();
+    let data = &answer["data"];
+    assert_eq!(
+        items(data),
+        [
+            item("input", 250000, "2.5", "0.625000"),
+            item("output", 1000, "15", "0.015000"),
+        ]
+    );
+    assert_eq!(data["line_items"][0]["above_input_tokens"], 200000);
+}
+
+#[tokio::test]
+async fn what_the_data_does_not_cover_is_an_error_never_zero() {
+    let (_db, app) = bundled().await;
+    let usage = json!({"prompt_tokens": 10, "completion_tokens": 5});
+    for (body, status, code) in [
+        (
+            json!({"model_id": "openai:o33", "usage": usage}),
+            404,
+            "MODEL_NOT_FOUND",
+        ),
+        (
+            json!({"model_id": "openai:o3", "usage": usage, "at": "2020-01-01"}),
+            404,
+            "NO_PRICE_DATA",
+        ),
+        (
+            json!({"model_id": "openai:o3", "usage": {"tokens": 5}}),
+            400,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"model_id": "openai:o3", "usage": usage, "usage_format": "bedrock"}),
+            400,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"model_id": "openai:o3", "usage": usage, "channel": "moon"}),
+            400,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"model_id": "openai:o3", "usage": usage, "service_tier": "turbo"}),
+            400,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"model_id": "openai:o3", "usage": usage, "extra": 1}),
+            400,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"model_id": "openai:o3", "usage": usage, "at": "yesterday"}),
+            422,
+            "VALIDATION_FAILED",
+        ),
+        (json!({"model_id": "openai:o3"}), 422, "VALIDATION_FAILED"),
+        (
+            json!({"model_id": "openai:o3", "usage": [1]}),
+            422,
+            "VALIDATION_FAILED",
+        ),
+    ] {
+        let reply = app.post_json("/api/v1/cost", &body.to_string()).await;
+        assert_eq!(reply.status, status, "{body}: {}", reply.text);
+        assert_eq!(reply.error_code(), code, "{body}");
+        let next = &reply.json()["error"]["next_step"];
+        assert!(
+            next.as_str().is_some_and(|s| !s.is_empty()),
+            "{body}: a next step"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_estimate_prices_context_tiers_cache_writes_and_service_tiers() {
+    let (_db, app) = bundled().await;
+    let estimate = |body: Value| {
+        let app = &app;
+        async move {
+            let answer = app
+                .post_json("/api/v1/estimate", &body.to_string())
+                .await
+                .expect(200)
+                .json();
+            answer["data"]["estimates"][0].clone()
+        }
+    };
+
+    // Gemini 2.5 Pro: 300,000 input tokens per request are above 200,000, so
+    // the whole request is billed at 2.50 / 15; at 100,000 at 1.25 / 10.
+    for (input, in_rate, out_rate, total, threshold) in [
+        (300_000, "2.5", "15", "765.000000", json!(200000)),
+        (100_000, "1.25", "10", "135.000000", Value::Null),
+    ] {
+        let row = estimate(
+            json!({"requests_per_month": 1000, "input_tokens_per_request": input,
+                                  "output_tokens_per_request": 1000,
+                                  "model_ids": ["google:gemini-2.5-pro"]}),
+        )
+        .await;
+        assert_eq!(row["applied_prices"]["input"], in_rate, "{input}");
+        assert_eq!(row["applied_prices"]["output"], out_rate, "{input}");
+        assert_eq!(row["cost_per_month"]["total"], total, "{input}");
+        assert_eq!(
+            row["conditions"]["above_input_tokens"], threshold,
+            "{input}"
+        );
+        let tiered = row["assumptions"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["code"] == "context_tier_rates"));
+        assert_eq!(tiered, !threshold.is_null(), "{input}: {row}");
+    }
+
+    // Claude Sonnet 4.5 with a fifth of the input written into the cache for
+    // 5 minutes (3.75 per 1M) and half read from it (0.30): 2M x 3.75 +
+    // 5M x 0.30 + 3M x 3 + 1M x 15 = 33; for 1 hour (6 per 1M) 37.50.
+    for (ttl, rate, total) in [("5m", "3.75", "33.000000"), ("1h", "6", "37.500000")] {
+        let row = estimate(
+            json!({"requests_per_month": 1000, "input_tokens_per_request": 10000,
+                                  "output_tokens_per_request": 1000, "cache_hit_rate": 0.5,
+                                  "cache_write_share": 0.2, "cache_ttl": ttl,
+                                  "model_ids": ["anthropic:claude-sonnet-4-5"]}),
+        )
+        .await;
+        assert_eq!(row["applied_prices"]["cache_write"], rate, "{ttl}");
+        assert_eq!(
+            row["cost_per_month"]["cache_write"],
+            if ttl == "5m" { "7.500000" } else { "12.000000" }
+        );
+        assert_eq!(row["cost_per_month"]["total"], total, "{ttl}");
+    }
+
+    // o3's priority tier (OpenAI: 3.50 / 14 per 1M) bills the non-batch share.
+    let row = estimate(
+        json!({"requests_per_month": 1000, "input_tokens_per_request": 1000,
+                              "output_tokens_per_request": 1000, "service_tier": "priority",
+                              "model_ids": ["openai:o3"]}),
+    )
+    .await;
+    assert_eq!(row["conditions"]["service_tier"], "priority");
+    assert_eq!(row["applied_prices"]["input"], "3.5");
+    assert_eq!(row["cost_per_month"]["total"], "17.500000");
+}
