@@ -10,8 +10,9 @@ sources on what it states:
   the notice's day) or early (a page stating the figure from its day) is moved to the day, and a source figure that is the notice's figure rounded
   to fewer decimals (DeepSeek's 0.56 recorded as 0.6) takes the notice's figure;
 - a notice that states a cut without figures (`cuts`: DeepSeek's "API price cut by more than 50%"
-  of 2025-09-29) dates the sources' next move of the series after its day when that move is a
-  cut of at least the stated size: the figures are the sources', the day is the provider's; a cut
+  of 2025-09-29) dates the sources' next move of the series from its day on when that move is a
+  cut of at least the stated size (any cut where the page gives no size: `cut_at_least` 0): the
+  figures are the sources', the day is the provider's; a cut
   of a price list the provider stated (`of`: DeepSeek's change log lists no change between its
   2025-09-05 list and the 2025-09-29 cut) shows that list in effect until the day before;
 - it corroborates the step in effect on its day when that step already shows its figure;
@@ -111,10 +112,12 @@ def records(value, figure):
 
 
 def apply_cut(steps, day, at_most, src):
-    """A stated cut of `day`: the sources' next move after the day, when the new price is at most
-    `at_most` x the one in effect on the day, is that cut (recorded late), moved to the day.
-    Returns the moved step, or None."""
-    i = max((k for k, s in enumerate(steps) if s.date <= day), default=None)
+    """A stated cut of `day`: the sources' next move from the day on (on the day itself, or
+    recorded late), when the new price is at most `at_most` x the one in effect the day before,
+    is that cut, moved to the day. Returns the moved step, or None."""
+    # a source with dated steps (genai-prices) records the cut on its own day: OpenAI's o3 of
+    # 2025-06-10
+    i = max((k for k, s in enumerate(steps) if s.date < day), default=None)
     if i is None or i + 1 >= len(steps) or None in (steps[i].value, steps[i + 1].value):
         return None
     nxt = steps[i + 1]

@@ -318,6 +318,21 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertEqual(prices(got), [("2025-09-05", "0.56"), ("2026-01-13", "0.3")])
         self.assertEqual(shown, {})
 
+    def test_a_cut_the_sources_record_on_its_day_is_dated(self):
+        # o3 input: 10 (litellm 1.71.3), 2 from 2025-06-10 (genai-prices' dated step); OpenAI's
+        # changelog of 2025-06-10: "Prices for the o3 model have also been reduced" (no size)
+        srcs = {"2025-04-16": {"litellm 1.71.3"}, "2025-06-10": {"genai-prices 0.2.3", "litellm 1.73.6"}}
+        got, moved, shown = evidence.apply_prices(steps(("2025-04-16", "10"), ("2025-06-10", "2"), srcs=srcs),
+                                                  self.STATEMENTS[("openai:o3", "input")])
+        self.assertEqual(prices(got), [("2025-04-16", "10"), ("2025-06-10", "2")])
+        self.assertEqual(moved, [])
+        self.assertTrue(shown[("2025-06-10", "2")].dated)
+        self.assertIn("provider openai-changelog-2025-06-10", got[1].srcs)
+        # a rise on that day is not the reduction the page states
+        _, _, shown = evidence.apply_prices(steps(("2025-04-16", "10"), ("2025-06-10", "12")),
+                                            self.STATEMENTS[("openai:o3", "input")])
+        self.assertEqual(shown, {})
+
     def test_a_series_litellm_starts_late_starts_on_the_providers_page(self):
         # deepseek-v4-flash output: 0.28 first in litellm 1.91.5 (2026-06-21); DeepSeek's page
         # shows it on 2026-04-26; litellm 1.100.5's 1.32 (2026-08-21) is after every copy read
