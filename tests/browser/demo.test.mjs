@@ -163,6 +163,7 @@ describe("the calculator at /demo/", () => {
     assert.deepEqual(yours, Object.fromEntries(table.map((r) => [r.model_id, r.exact])));
     assert.equal(await page.getAttribute("#cost-points tbody tr.current", "data-requests"), "25000");
     // Hovering the chart shows a point's exact cost in the legend.
+    await page.locator("#cost-chart .u-over").scrollIntoViewIfNeeded();
     const box = await page.locator("#cost-chart .u-over").boundingBox();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const values = await page.$$eval("#cost-chart .u-legend .u-series .u-value", (cells) => cells.map((c) => c.textContent));

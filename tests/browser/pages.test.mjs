@@ -111,10 +111,11 @@ describe("the pages beside the calculator", () => {
   });
 
   describe("a model's page", () => {
-    // OpenAI cut o3 from 10 / 40 to 2 / 8 on 2025-06-10; no OpenAI page read dates it, so the
-    // published series holds 10 to the last day a source shows it (2025-05-31), no price until
-    // 2 from 2025-06-10, and no event (docs/publishing.md, "The evidence gate").
-    test("openai:o3: the card, and the official input line: 10 from launch, unknown days, 2 from 2025-06-10", async () => {
+    // OpenAI cut o3 from 10 / 40 to 2 / 8 on 2025-06-10, dated by OpenAI's API changelog
+    // (tools/dataset/announcements.json): 10 from the launch to 2025-06-09, 2 from 2025-06-10,
+    // one price_change event on that day (docs/publishing.md, "A stated cut dates the sources'
+    // move").
+    test("openai:o3: the card, and the official input line: 10 from launch, 2 from 2025-06-10", async () => {
       await page.click('#models tbody tr[data-model-id="openai:o3"] a');
       await page.waitForURL(/model\.html/);
       await page.waitForSelector("body[data-ready=true]");
@@ -145,7 +146,10 @@ describe("the pages beside the calculator", () => {
       const at = chart.data[0].indexOf(day("2025-06-10"));
       assert.ok(at > 0, "a point on 2025-06-10");
       assert.equal(chart.data[official][at], 2);
-      assert.equal(chart.data[official][chart.data[0].indexOf(day("2025-06-01"))], null, "no price on the unknown days");
+      const before = chart.data[0]
+        .map((x, i) => [x, chart.data[official][i]])
+        .filter(([x]) => x >= day("2025-04-16") && x < day("2025-06-10"));
+      assert.ok(before.length > 0 && before.every(([, v]) => v === 10), `10 on every point before the cut: ${before}`);
       assert.equal(chart.data[official][chart.data[0].indexOf(day("2025-04-16"))], 10, "10 from the launch");
 
       // Hovering the step shows its exact price and date.
@@ -160,7 +164,7 @@ describe("the pages beside the calculator", () => {
 
       // The same steps as a table, and the events marked on the chart.
       const steps = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => [r.dataset.from, r.dataset.value ?? null]));
-      assert.deepEqual(steps, [["2025-04-16", "10"], ["2025-06-01", null], ["2025-06-10", "2"]]);
+      assert.deepEqual(steps, [["2025-04-16", "10"], ["2025-06-10", "2"]]);
       const markers = await page.$$eval("#markers li", (items) => items.map((li) => li.textContent));
       assert.ok(markers.includes("2025-04-16: launch"), markers.join("; "));
       assert.ok(markers.includes(`${deprecated}: deprecation`), markers.join("; "));
@@ -171,13 +175,13 @@ describe("the pages beside the calculator", () => {
       await page.selectOption("#component", "output");
       await page.waitForFunction(() => document.body.dataset.chart === "ready" && window.location.search.includes("component=output"));
       const steps = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => [r.dataset.from, r.dataset.value ?? null]));
-      assert.deepEqual(steps, [["2025-04-16", "40"], ["2025-06-01", null], ["2025-06-10", "8"]]);
+      assert.deepEqual(steps, [["2025-04-16", "40"], ["2025-06-10", "8"]]);
 
       // Back to input: drawn again from the answers the page already has.
       await page.selectOption("#component", "input");
       await page.waitForFunction(() => document.body.dataset.chart === "ready" && !window.location.search.includes("component="));
       const input = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => r.dataset.value ?? null));
-      assert.deepEqual(input, ["10", null, "2"]);
+      assert.deepEqual(input, ["10", "2"]);
     });
 
     test("is accessible and fits a phone", async () => {
