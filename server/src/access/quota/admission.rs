@@ -2,15 +2,13 @@
 //! refusal can answer waits in its subject's [`Slot`]; the subject is queued
 //! once. One dispatcher task per accountant sends the queued subjects to the
 //! database together, as one `api.admit_batch()` call with one entry per
-//! subject (cost: its waiting requests plus the lease it wants). After a
-//! call returns, the next one is held until as many subjects are queued as
-//! the returned call carried plus those that queued during it (its clients
-//! come back with their next requests), or for at most [`BATCH_WAIT`]; a
-//! call in flight that is late (out for twice the recent calls' time, at
-//! least [`BATCH_WAIT`]) gets one beside it, with at most
-//! [`MAX_CALLS_IN_FLIGHT`] calls running. A subject has at most one call
-//! in flight, so its requests are granted in arrival order. The dispatcher
-//! stops when nothing is queued or in flight, and the next request starts it.
+//! subject (cost: its waiting requests plus the lease it wants), one call at
+//! a time. After a call returns, the next one is held until as many subjects
+//! are queued as the returned call carried plus those that queued during it
+//! (its clients come back with their next requests), or for at most
+//! [`BATCH_WAIT`]. A subject has at most one call in flight, so its requests
+//! are granted in arrival order. The dispatcher stops when nothing is queued
+//! or in flight once the hold is over, and the next request starts it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,20 +16,14 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use tokio::task::JoinSet;
 
 use super::grants::Grant;
 use super::lease::Slot;
 use super::{Decision, Inner, Subject, Waiters, on_connection};
 
 /// The longest the next call is held for its batch to fill after one
-/// returns; and a call in flight is late, and the next is sent beside it,
-/// after twice the recent calls' time but never before this long.
+/// returns.
 pub const BATCH_WAIT: Duration = Duration::from_millis(1);
-/// The most calls of one accountant running at once: the accounting shares
-/// its pool with key resolution and the health probe, which must find a
-/// connection.
-const MAX_CALLS_IN_FLIGHT: usize = 2;
 /// The most requests of one subject in one call.
 const MAX_PER_SUBJECT: usize = 1024;
 /// The most subjects in one call.
@@ -202,102 +194,50 @@ impl Inner {
     }
 }
 
-/// Sends queued subjects to the database until none is queued or in flight.
-/// A call goes out at once when none is in flight and none has just
-/// returned. After a call returns, its clients come back with their next
-/// requests: the next call is held (see [`Hold`]) so that it carries them
-/// beside those that queued meanwhile, instead of two half batches. Only a
-/// call that is late (out for [`late_after`] the recent calls' time) gets a
-/// second call beside it.
+/// Sends queued subjects to the database until none is queued or in flight,
+/// one call at a time: a second call beside a slow one would split the
+/// batch the first one's clients come back to, and cost the database a call
+/// more for the same requests. After a call returns, its clients come back
+/// with their next requests: the next call is held (see [`Hold`]) so that it
+/// carries them beside those that queued meanwhile, instead of two half
+/// batches.
 async fn dispatch(inner: Arc<Inner>) {
-    let mut calls = JoinSet::new();
-    let mut newest = Instant::now();
-    let mut typical = BATCH_WAIT / 2;
-    let mut hold = Hold::none(newest);
-    // Subjects carried by the calls that returned since the last look.
-    let mut returned = None;
+    let mut hold = Hold::none(Instant::now());
     loop {
-        while let Some(done) = calls.try_join_next() {
-            returned = Some(took(&mut typical, done, returned));
-        }
-        let now = Instant::now();
-        let late = late_after(typical);
         let entries = {
             let mut queue = inner.lock();
-            if let Some(subjects) = returned.take() {
-                hold = Hold::after(subjects, queue.ready.len(), now);
-            }
             let ready = queue.ready.len();
-            let entries = if send_now(calls.len(), ready, hold, newest, now, late) {
+            let now = Instant::now();
+            // Stopping as soon as a call's answers leave nothing queued would
+            // send the first of its clients to come back alone (a new
+            // dispatcher holds nothing) and the others in a second call.
+            if ready == 0 && hold.is_over(now) {
+                queue.dispatching = false;
+                return;
+            }
+            if hold.lets_go(ready, now) {
                 queue.assemble(now)
             } else {
-                Vec::new()
-            };
-            if entries.is_empty() && calls.is_empty() {
-                if queue.ready.is_empty() {
-                    queue.dispatching = false;
-                    return;
-                }
                 // Held: the request that fills the batch wakes us.
                 queue.want = hold.want;
+                Vec::new()
             }
-            entries
         };
-        if !entries.is_empty() {
-            calls.spawn(call(inner.clone(), entries));
-            newest = now;
-            hold = Hold::none(now);
-        }
-        if calls.is_empty() {
-            let until = hold.since + BATCH_WAIT;
+        if entries.is_empty() {
             tokio::select! {
                 () = inner.filled.notified() => {}
-                () = tokio::time::sleep_until(until.into()) => {}
+                () = tokio::time::sleep_until((hold.since + BATCH_WAIT).into()) => {}
             }
-        } else if calls.len() < MAX_CALLS_IN_FLIGHT {
-            // Past the bound with nothing queued: look again a bound later
-            // (requests queued while a call is out do not wake us).
-            let mut due = newest + late;
-            if due <= now {
-                due = now + BATCH_WAIT;
-            }
-            tokio::select! {
-                Some(done) = calls.join_next() => returned = Some(took(&mut typical, done, returned)),
-                () = tokio::time::sleep_until(due.into()) => {}
-            }
-        } else if let Some(done) = calls.join_next().await {
-            returned = Some(took(&mut typical, done, returned));
+            continue;
         }
+        // Its own task: a call that panics ends there (its guard forgets its
+        // subjects), not in the dispatcher every later request depends on.
+        let carried = tokio::spawn(call(inner.clone(), entries))
+            .await
+            .map_or(0, |done| done.subjects);
+        let ready = inner.lock().ready.len();
+        hold = Hold::after(carried, ready, Instant::now());
     }
-}
-
-/// What a call that ended tells the dispatcher: its time goes into the
-/// recent calls' time (a call whose task failed leaves it as it is), and the
-/// subjects it carried, added to those of calls that ended beside it.
-fn took(
-    typical: &mut Duration,
-    done: Result<Done, tokio::task::JoinError>,
-    before: Option<usize>,
-) -> usize {
-    let subjects = match done {
-        Ok(done) => {
-            *typical = recent(*typical, done.took);
-            done.subjects
-        }
-        Err(_) => 0,
-    };
-    before.unwrap_or(0) + subjects
-}
-
-/// The recent calls' time: a moving average of their durations.
-fn recent(typical: Duration, took: Duration) -> Duration {
-    (typical * 7 + took) / 8
-}
-
-/// When a call in flight counts as late: out for twice the recent calls'
-/// time, and at least [`BATCH_WAIT`].
-fn late_after(typical: Duration) -> Duration {
-    (typical * 2).max(BATCH_WAIT)
 }
 
 /// The next call held after one returned at `since`, until `want` subjects
@@ -329,33 +269,21 @@ impl Hold {
             since: now,
         }
     }
-}
 
-/// Whether the queued subjects (`ready` of them) go out now, with
-/// `in_flight` calls out, the newest sent at `newest`: with none out, once
-/// the hold is filled or over; with one out, only once that one is late
-/// (out for `late`) and there is room for one more.
-fn send_now(
-    in_flight: usize,
-    ready: usize,
-    hold: Hold,
-    newest: Instant,
-    now: Instant,
-    late: Duration,
-) -> bool {
-    if ready == 0 {
-        return false;
+    /// Whether the hold's bound has passed at `now`.
+    fn is_over(self, now: Instant) -> bool {
+        now >= self.since + BATCH_WAIT
     }
-    if in_flight == 0 {
-        return ready >= hold.want || now >= hold.since + BATCH_WAIT;
+
+    /// Whether `ready` queued subjects go out at `now`: once the hold is
+    /// filled or over.
+    fn lets_go(self, ready: usize, now: Instant) -> bool {
+        ready > 0 && (ready >= self.want || self.is_over(now))
     }
-    in_flight < MAX_CALLS_IN_FLIGHT && now >= newest + late
 }
 
 /// A call's outcome for the dispatcher.
 struct Done {
-    /// How long the call took.
-    took: Duration,
     /// How many subjects it carried.
     subjects: usize,
 }
@@ -383,10 +311,9 @@ async fn call(inner: Arc<Inner>, entries: Vec<Entry>) -> Done {
             None
         }
     };
-    let took = sent.elapsed();
     let entries = std::mem::take(&mut guard.entries);
     inner.settle(entries, grants, sent);
-    Done { took, subjects }
+    Done { subjects }
 }
 
 /// Holds a call's entries until it is settled. When its task ends early (a
@@ -504,52 +431,24 @@ mod tests {
     }
 
     #[test]
-    fn the_next_call_waits_for_the_one_in_flight_unless_it_is_late() {
-        let sent = Instant::now();
-        let ms = Duration::from_millis;
-        let free = Hold::none(sent);
-        // Calls of 3 ms: one is late after 6 ms; quick calls, after 1 ms.
-        let late = late_after(ms(3));
-        assert_eq!(late, ms(6));
-        assert_eq!(late_after(ms(0)), BATCH_WAIT);
-        assert!(
-            send_now(0, 1, free, sent, sent, late),
-            "nothing in flight: at once"
-        );
-        assert!(!send_now(0, 0, free, sent, sent, late), "nothing queued");
-        assert!(!send_now(1, 9, free, sent, sent + ms(5), late));
-        assert!(send_now(1, 9, free, sent, sent + ms(6), late));
-        assert!(!send_now(
-            MAX_CALLS_IN_FLIGHT,
-            9,
-            free,
-            sent,
-            sent + ms(60),
-            late
-        ));
-        // The recent time follows the calls, an eighth at a time.
-        assert_eq!(recent(ms(8), ms(16)), ms(9));
-    }
-
-    #[test]
     fn after_a_call_returns_the_next_is_held_until_its_clients_are_back_or_the_bound() {
         let back = Instant::now();
-        let late = late_after(Duration::ZERO);
         // 30 subjects came back; 20 queued while they were out.
         let hold = Hold::after(30, 20, back);
         assert_eq!(hold.want, 50);
-        assert!(!send_now(0, 20, hold, back, back, late));
-        assert!(!send_now(0, 49, hold, back, back + BATCH_WAIT / 2, late));
-        assert!(send_now(0, 50, hold, back, back, late), "filled: at once");
-        assert!(
-            send_now(0, 21, hold, back, back + BATCH_WAIT, late),
-            "the bound"
-        );
-        // A held call never goes beside one in flight before that one is late.
-        assert!(!send_now(1, 50, hold, back, back, late));
+        assert!(!hold.lets_go(20, back));
+        assert!(!hold.lets_go(49, back + BATCH_WAIT / 2));
+        assert!(hold.lets_go(50, back), "filled: at once");
+        assert!(hold.lets_go(21, back + BATCH_WAIT), "the bound");
+        assert!(!hold.lets_go(0, back + BATCH_WAIT), "nothing queued");
+        // With nothing queued the dispatcher waits out the hold for the
+        // returned call's clients before it stops.
+        assert!(!hold.is_over(back + BATCH_WAIT / 2));
+        assert!(hold.is_over(back + BATCH_WAIT));
         // Light load: one subject came back, none waited; its next request,
-        // or anyone's, goes out at once.
-        assert!(send_now(0, 1, Hold::after(1, 0, back), back, back, late));
+        // or anyone's, goes out at once; so does the first call of all.
+        assert!(Hold::after(1, 0, back).lets_go(1, back));
+        assert!(Hold::none(back).lets_go(1, back));
         assert_eq!(Hold::after(MAX_SUBJECTS, 9, back).want, MAX_SUBJECTS);
     }
 

@@ -11,7 +11,7 @@
 //!   subjects, go to the database together, one `api.admit_batch()` call with
 //!   one entry per subject (its waiting requests as the cost), sent when the
 //!   previous call has returned and its clients are back with their next
-//!   requests (held at most [`BATCH_WAIT`]), or beside it when it is late.
+//!   requests (held at most [`BATCH_WAIT`]), one call at a time.
 //!   Many anonymous clients sending a few requests each therefore share calls.
 //! - [`grants`]: what the database answered, turned into one decision per
 //!   request, and units given back.
