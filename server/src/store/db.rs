@@ -121,7 +121,7 @@ pub fn replica_pool(url: &str, max_size: usize) -> anyhow::Result<(String, Pool)
     Ok((format!("{host}:{port}"), web_pool(&config, max_size)?))
 }
 
-/// Connections of the control pool: at most two accounting calls at once
+/// Connections of the control pool: one accounting call at a time
 /// (server/src/access/quota/admission.rs), the release of leases, key look-ups and
 /// the health probe, each finding one free.
 pub const CONTROL_POOL_SIZE: usize = 6;
