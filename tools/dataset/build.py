@@ -1106,9 +1106,9 @@ class Builder:
         for st, srcs in zip(steps, self.step_sources(steps, s)):
             st.srcs = set(srcs)
         shown = {}
-        if ch == "official" and tier == "standard" and len(key) == 4:
+        if tier == "standard" and len(key) == 4:
             # the providers' notices state rates of prices[], never a conditional rate
-            steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], comp), []))
+            steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], ch, comp), []))
             for rule, dropped in moved:
                 self.quarantine(key, rule, dropped)
         steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),

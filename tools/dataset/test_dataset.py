@@ -282,7 +282,7 @@ class FirstPartyNotices(unittest.TestCase):
         srcs = {"2025-02-07": {"litellm 1.61.20"}, "2025-09-28": {"litellm 1.77.5"}, "2026-01-13": {"litellm 1.81.5"}}
         got, moved, shown = evidence.apply_prices(
             steps(("2025-02-07", "0.27"), ("2025-09-28", "0.6"), ("2026-01-13", "0.28"), srcs=srcs),
-            self.STATEMENTS[("deepseek:deepseek-chat", "input")])
+            self.STATEMENTS[("deepseek:deepseek-chat", "official", "input")])
         # litellm 1.81.5's 0.28 is DeepSeek's cut of 2025-09-29 ("API price cut by more than 50%")
         self.assertEqual(prices(got), [("2025-02-07", "0.27"), ("2025-09-05", "0.56"), ("2025-09-29", "0.28")])
         self.assertEqual(screen.independent_sources(got[1].srcs), {"litellm", "provider"})
@@ -292,12 +292,27 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertEqual({k: v.dated for k, v in shown.items()},
                          {("2025-02-07", "0.27"): False, ("2025-09-05", "0.56"): True, ("2025-09-29", "0.28"): True})
 
+    def test_a_notice_covers_the_platforms_its_page_names(self):
+        # Anthropic, 2024-12-03: Claude 3.5 Haiku at $0.80 / $4 "across all platforms"; Bedrock's
+        # row in litellm went 1 -> 0.8 in litellm 1.59.12 (2025-01-29)
+        haiku = "anthropic:claude-3-5-haiku-20241022"
+        for ch in ("official", "aws_bedrock", "vertex"):
+            self.assertIn((haiku, ch, "input"), self.STATEMENTS)
+        self.assertNotIn((haiku, "openrouter", "input"), self.STATEMENTS)
+        got, _moved, shown = evidence.apply_prices(
+            steps(("2024-11-04", "1"), ("2025-01-29", "0.8"), srcs={"2025-01-29": {"litellm 1.59.12"}}),
+            self.STATEMENTS[(haiku, "aws_bedrock", "input")])
+        self.assertEqual(prices(got), [("2024-11-04", "1"), ("2024-12-03", "0.80")])
+        self.assertTrue(shown[("2024-12-03", "0.80")].dated)
+        # a notice without `channels` covers the maker's own API only
+        self.assertNotIn(("openai:o3", "azure", "input"), self.STATEMENTS)
+
     def test_an_early_record_takes_the_day_the_page_gives(self):
         # llmledger dates litellm's edit of deepseek-chat's input 0.14 -> 0.27 on 2025-02-07;
         # DeepSeek's page: the discount runs "until 2025-02-08 16:00 (UTC)", full price $0.27 after
         got, moved, shown = evidence.apply_prices(
             steps(("2024-05-07", "0.14"), ("2025-02-07", "0.27"), srcs={"2025-02-07": {"llmledger 0.2.0"}}),
-            self.STATEMENTS[("deepseek:deepseek-chat", "input")][:1])
+            self.STATEMENTS[("deepseek:deepseek-chat", "official", "input")][:1])
         self.assertEqual(prices(got), [("2024-05-07", "0.14"), ("2025-02-08", "0.27")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.REDATED, [("2025-02-07", "0.27")])])
         self.assertTrue(shown[("2025-02-08", "0.27")].dated)
@@ -309,7 +324,7 @@ class FirstPartyNotices(unittest.TestCase):
         srcs = {"2025-02-07": {"litellm 1.61.20"}, "2025-09-28": {"litellm 1.77.5"}, "2026-01-13": {"litellm 1.81.5"}}
         got, moved, _ = evidence.apply_prices(
             steps(("2025-02-07", "0.07"), ("2025-09-28", "0.06"), ("2026-01-13", "0.028"), srcs=srcs),
-            self.STATEMENTS[("deepseek:deepseek-chat", "cached_input")])
+            self.STATEMENTS[("deepseek:deepseek-chat", "official", "cached_input")])
         self.assertEqual(prices(got), [("2025-02-07", "0.07"), ("2025-09-29", "0.028")])
         self.assertEqual([rule for rule, _xs in moved], [evidence.CONTRADICTED, evidence.REDATED])
         # a move of less than half is not the cut the page states
@@ -323,28 +338,28 @@ class FirstPartyNotices(unittest.TestCase):
         # changelog of 2025-06-10: "Prices for the o3 model have also been reduced" (no size)
         srcs = {"2025-04-16": {"litellm 1.71.3"}, "2025-06-10": {"genai-prices 0.2.3", "litellm 1.73.6"}}
         got, moved, shown = evidence.apply_prices(steps(("2025-04-16", "10"), ("2025-06-10", "2"), srcs=srcs),
-                                                  self.STATEMENTS[("openai:o3", "input")])
+                                                  self.STATEMENTS[("openai:o3", "official", "input")])
         self.assertEqual(prices(got), [("2025-04-16", "10"), ("2025-06-10", "2")])
         self.assertEqual(moved, [])
         self.assertTrue(shown[("2025-06-10", "2")].dated)
         self.assertIn("provider openai-changelog-2025-06-10", got[1].srcs)
         # a rise on that day is not the reduction the page states
         _, _, shown = evidence.apply_prices(steps(("2025-04-16", "10"), ("2025-06-10", "12")),
-                                            self.STATEMENTS[("openai:o3", "input")])
+                                            self.STATEMENTS[("openai:o3", "official", "input")])
         self.assertEqual(shown, {})
 
     def test_a_series_litellm_starts_late_starts_on_the_providers_page(self):
         # deepseek-v4-flash output: 0.28 first in litellm 1.91.5 (2026-06-21); DeepSeek's page
         # shows it on 2026-04-26; litellm 1.100.5's 1.32 (2026-08-21) is after every copy read
         got, _, _ = evidence.apply_prices(steps(("2026-06-21", "0.28"), ("2026-08-21", "1.32")),
-                                       self.STATEMENTS[("deepseek:deepseek-v4-flash", "output")])
+                                       self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "output")])
         self.assertEqual(prices(got), [("2026-04-26", "0.28"), ("2026-08-21", "1.32")])
 
     def test_a_move_on_a_day_the_page_shows_the_old_figure_is_left_out(self):
         # litellm 1.100.5's 0.44 for deepseek-v4-flash input, had it been dated inside the days
         # DeepSeek's page is read to show 0.14 (2026-04-26 .. 2026-05-22)
         got, moved, _ = evidence.apply_prices(steps(("2026-04-26", "0.14"), ("2026-05-01", "0.44"), ("2026-09-13", "0.3")),
-                                           self.STATEMENTS[("deepseek:deepseek-v4-flash", "input")])
+                                           self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "input")])
         self.assertEqual(prices(got), [("2026-04-26", "0.14"), ("2026-09-13", "0.3")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.CONTRADICTED, [("2026-05-01", "0.44")])])
 
@@ -381,7 +396,7 @@ class EvidenceGate(unittest.TestCase):
         # 0.42 (litellm 1.81.5, 2026-01-13); DeepSeek dates 1.68 from 2025-09-05 and a cut of
         # more than 50% on 2025-09-29
         kept, gated = self.gate(steps(("2025-01-23", "2.19"), ("2025-09-28", "1.7"), ("2026-01-13", "0.42")),
-                                self.STATEMENTS[("deepseek:deepseek-reasoner", "output")])
+                                self.STATEMENTS[("deepseek:deepseek-reasoner", "official", "output")])
         self.assertEqual(prices(kept), [("2025-01-23", "2.19"), ("2025-09-05", "1.68"), ("2025-09-29", "0.42")])
         self.assertEqual(gated, [])
 
@@ -415,7 +430,7 @@ class EvidenceGate(unittest.TestCase):
         # 1.100.5's 0.44 (2026-08-21) no page dates: 0.14 is not overwritten, the days after the
         # last copy are unknown and 0.44 is no change of 0.14
         kept, gated = self.gate(steps(("2026-06-21", "0.14"), ("2026-08-21", "0.44")),
-                                self.STATEMENTS[("deepseek:deepseek-v4-flash", "input")])
+                                self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "input")])
         self.assertEqual(prices(kept), [("2026-04-26", "0.14"), ("2026-05-23", None), ("2026-08-21", "0.44")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in gated], [(screen.UNDATED, [("2026-08-21", "0.44")])])
 
