@@ -128,12 +128,17 @@ fn count(r: &Map<String, Value>, path: &str) -> Result<u64, UsageError> {
     for p in parts {
         v = v.and_then(|x| x.get(p));
     }
+    token_count(v, path)
+}
+
+/// A token count read from `v` (named `name` in an error): 0 when absent or null.
+fn token_count(v: Option<&Value>, name: &str) -> Result<u64, UsageError> {
     match v {
         None | Some(Value::Null) => Ok(0),
         Some(x) => x
             .as_u64()
             .filter(|n| *n <= MAX_COUNT)
-            .ok_or_else(|| UsageError::BadCount(path.to_owned())),
+            .ok_or_else(|| UsageError::BadCount(name.to_owned())),
     }
 }
 
@@ -144,16 +149,8 @@ fn part(total: u64, part: u64, name: &str) -> Result<u64, UsageError> {
 }
 
 fn otel(r: &Map<String, Value>) -> Result<UsageTokens, UsageError> {
-    let key = |k: &str| {
-        // OpenTelemetry attributes are flat keys with dots in them, not nested objects.
-        match r.get(k) {
-            None | Some(Value::Null) => Ok(0),
-            Some(x) => x
-                .as_u64()
-                .filter(|n| *n <= MAX_COUNT)
-                .ok_or_else(|| UsageError::BadCount(k.to_owned())),
-        }
-    };
+    // OpenTelemetry attributes are flat keys with dots in them, not nested objects.
+    let key = |k: &str| token_count(r.get(k), k);
     let all_input = key("gen_ai.usage.input_tokens")?;
     let cached = key("gen_ai.usage.cache_read.input_tokens")?;
     let writes = key("gen_ai.usage.cache_creation.input_tokens")?;

@@ -9,16 +9,15 @@
 //! A model or day the data does not cover is the SQL function's MODEL_NOT_FOUND or
 //! NO_PRICE_DATA, never a cost of 0.
 
-use std::str::FromStr;
-
 use estimator::{RateCard, ServiceTier, USAGE_FORMATS, bill, read_usage};
 use serde_json::{Map, Value, json};
 use time::format_description::well_known::Rfc3339;
 use time::{Date, OffsetDateTime};
 
-use super::estimate::{body_object, item, read_string, reject_unknown};
+use super::estimate::{
+    body_object, choice, item, post_envelope, rate_cards, read_string, reject_unknown,
+};
 use super::params::check_model_id;
-use super::respond::{SCHEMA_VERSION, call_json};
 use super::state::AppState;
 use crate::error::{ApiError, excerpt};
 use crate::publish::snapshot::CHANNELS;
@@ -119,26 +118,10 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
             &allowed,
         ));
     }
-    let asked_tier = body
-        .service_tier
-        .as_deref()
-        .map(|t| {
-            ServiceTier::from_str(t).map_err(|()| {
-                ApiError::invalid(
-                    "service_tier",
-                    format!(
-                        "`service_tier` must be {TIERS_ALLOWED}; got `{}`",
-                        excerpt(t)
-                    ),
-                    TIERS_ALLOWED,
-                )
-            })
-        })
-        .transpose()?;
+    let named = choice::<ServiceTier>("service_tier", TIERS_ALLOWED, body.service_tier.as_deref())?;
     let tokens = read_usage(&body.usage, body.usage_format.as_deref()).map_err(|e| {
-        let field = if body.usage_format.is_some()
-            && matches!(e, estimator::UsageError::BadFormatName(_))
-        {
+        // a format's name is wrong only when one was given
+        let field = if matches!(e, estimator::UsageError::BadFormatName(_)) {
             "usage_format"
         } else {
             "usage"
@@ -149,25 +132,15 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
             &format!("a usage record in one of the formats {USAGE_FORMATS}"),
         )
     })?;
-    let tier = asked_tier.or(tokens.service_tier).unwrap_or_default();
+    // the body's tier, else the one the record names (Anthropic's `service_tier`)
+    let asked = named.or(tokens.service_tier);
 
-    let ids = vec![body.model_id.clone()];
-    let result = state
-        .cache()
-        .value(
-            "api.estimate_prices",
-            &json!([ids, body.day.map(|d| d.to_string()), body.channel]),
-            call_json(
-                state,
-                "select api.estimate_prices($1::text[], $2::date, $3::text)",
-                &[&ids, &body.day, &body.channel],
-            ),
-        )
-        .await?;
+    let ids = Some(vec![body.model_id.clone()]);
+    let result = rate_cards(state, &ids, body.day, body.channel.as_deref()).await?;
     let model = &result["models"][0];
     let card: RateCard = serde_json::from_value(model["rates"].clone())
         .map_err(|e| ApiError::internal("reading rates for a cost", &e))?;
-    let billed = bill(&card, tokens, tier).ok_or_else(|| {
+    let billed = bill(&card, tokens, asked.unwrap_or_default()).ok_or_else(|| {
         ApiError::internal(
             "billing a usage record",
             &"the rates lack the standard input or output rate the SQL function guarantees",
@@ -188,17 +161,8 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
             out.insert(key.to_owned(), model[key].clone());
         }
         out.insert("prices_as_of".into(), result["prices_as_of"].clone());
-        out.insert(
-            "service_tier_asked".into(),
-            json!(asked_tier.or(tokens.service_tier)),
-        );
+        out.insert("service_tier_asked".into(), json!(asked));
         out.insert("currency".into(), json!("USD"));
     }
-    Ok(json!({
-        "schema_version": SCHEMA_VERSION,
-        "as_of": result["as_of"],
-        "data": data,
-        "pagination": {"count": 1, "total_count": 1, "has_more": false, "next_cursor": null},
-        "truncated": false,
-    }))
+    Ok(post_envelope(&result["as_of"], data, 1))
 }

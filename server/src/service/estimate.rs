@@ -299,23 +299,66 @@ fn count(field: WorkloadField, v: Option<Integer>) -> Result<Option<u64>, Worklo
     }
 }
 
-/// A named value of `field` (a preset, a TTL, a tier), if given: 400 naming what it allows.
-fn choice<T: FromStr>(field: WorkloadField, value: Option<&str>) -> Result<Option<T>, ApiError> {
+/// A named value of the body field `name` (a preset, a TTL, a tier), if given: 400 naming what
+/// it allows.
+pub(crate) fn choice<T: FromStr>(
+    name: &str,
+    allowed: &str,
+    value: Option<&str>,
+) -> Result<Option<T>, ApiError> {
     value
         .map(|v| {
             T::from_str(v).map_err(|_| {
                 ApiError::invalid(
-                    field.as_str(),
-                    format!(
-                        "`{field}` must be {}; got `{}`",
-                        field.allowed(),
-                        excerpt(v)
-                    ),
-                    field.allowed(),
+                    name,
+                    format!("`{name}` must be {allowed}; got `{}`", excerpt(v)),
+                    allowed,
                 )
             })
         })
         .transpose()
+}
+
+/// A workload field's named value (see [`choice`]).
+fn workload_choice<T: FromStr>(
+    field: WorkloadField,
+    value: Option<&str>,
+) -> Result<Option<T>, ApiError> {
+    choice(field.as_str(), field.allowed(), value)
+}
+
+/// `api.estimate_prices` for `ids` (null: the default selection) on `day` (null: the served
+/// day) and `channel` (null: each model's reference channel), kept by the response cache: the
+/// answer depends on these and the publish only.
+pub(crate) async fn rate_cards(
+    state: &AppState,
+    ids: &Option<Vec<String>>,
+    day: Option<Date>,
+    channel: Option<&str>,
+) -> Result<Value, ApiError> {
+    state
+        .cache()
+        .value(
+            "api.estimate_prices",
+            &json!([ids, day.map(|d| d.to_string()), channel]),
+            call_json(
+                state,
+                "select api.estimate_prices($1::text[], $2::date, $3::text)",
+                &[ids, &day, &channel],
+            ),
+        )
+        .await
+}
+
+/// The envelope of a POST answer: `data` and `count` items on one page.
+pub(crate) fn post_envelope(as_of: &Value, data: Value, count: usize) -> Value {
+    json!({
+        "schema_version": SCHEMA_VERSION,
+        "as_of": as_of,
+        "data": data,
+        "pagination": {"count": count, "total_count": count, "has_more": false, "next_cursor": null},
+        "truncated": false,
+    })
 }
 
 fn invalid_workload(e: &WorkloadError) -> ApiError {
@@ -327,10 +370,11 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
     let requests = count(WorkloadField::RequestsPerMonth, body.requests_per_month)
         .map_err(|e| invalid_workload(&e))?
         .unwrap_or(0);
-    let preset = choice::<Preset>(WorkloadField::Preset, body.preset.as_deref())?;
-    let cache_ttl = choice::<CacheTtl>(WorkloadField::CacheTtl, body.cache_ttl.as_deref())?;
+    let preset = workload_choice::<Preset>(WorkloadField::Preset, body.preset.as_deref())?;
+    let cache_ttl =
+        workload_choice::<CacheTtl>(WorkloadField::CacheTtl, body.cache_ttl.as_deref())?;
     let service_tier =
-        choice::<ServiceTier>(WorkloadField::ServiceTier, body.service_tier.as_deref())?;
+        workload_choice::<ServiceTier>(WorkloadField::ServiceTier, body.service_tier.as_deref())?;
     let workload = Workload {
         requests_per_month: requests,
         preset,
@@ -376,19 +420,7 @@ pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, A
     let body = read_body(body)?;
     let resolved = workload(&body)?;
 
-    // The prices depend on the models asked for, the day and the publish only.
-    let result = state
-        .cache()
-        .value(
-            "api.estimate_prices",
-            &json!([body.model_ids, body.as_of.map(|day| day.to_string())]),
-            call_json(
-                state,
-                "select api.estimate_prices($1::text[], $2::date, null)",
-                &[&body.model_ids, &body.as_of],
-            ),
-        )
-        .await?;
+    let result = rate_cards(state, &body.model_ids, body.as_of, None).await?;
 
     let models: Vec<ModelInput> = serde_json::from_value(result["models"].clone())
         .map_err(|e| ApiError::internal("reading prices for an estimate", &e))?;
@@ -415,13 +447,7 @@ pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, A
         assumptions.extend(extra.map(|(k, v)| (k.to_owned(), v)));
     }
     let count = data["estimates"].as_array().map_or(0, Vec::len);
-    Ok(json!({
-        "schema_version": SCHEMA_VERSION,
-        "as_of": result["as_of"],
-        "data": data,
-        "pagination": {"count": count, "total_count": count, "has_more": false, "next_cursor": null},
-        "truncated": false,
-    }))
+    Ok(post_envelope(&result["as_of"], data, count))
 }
 
 #[cfg(test)]

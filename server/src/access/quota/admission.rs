@@ -226,15 +226,16 @@ async fn dispatch(inner: Arc<Inner>) {
         if entries.is_empty() {
             tokio::select! {
                 () = inner.filled.notified() => {}
-                () = tokio::time::sleep_until((hold.since + BATCH_WAIT).into()) => {}
+                () = tokio::time::sleep_until(hold.ends().into()) => {}
             }
             continue;
         }
         // Its own task: a call that panics ends there (its guard forgets its
         // subjects), not in the dispatcher every later request depends on.
+        let subjects = entries.len();
         let carried = tokio::spawn(call(inner.clone(), entries))
             .await
-            .map_or(0, |done| done.subjects);
+            .map_or(0, |()| subjects);
         let ready = inner.lock().ready.len();
         hold = Hold::after(carried, ready, Instant::now());
     }
@@ -270,9 +271,14 @@ impl Hold {
         }
     }
 
+    /// When the hold's bound passes.
+    fn ends(self) -> Instant {
+        self.since + BATCH_WAIT
+    }
+
     /// Whether the hold's bound has passed at `now`.
     fn is_over(self, now: Instant) -> bool {
-        now >= self.since + BATCH_WAIT
+        now >= self.ends()
     }
 
     /// Whether `ready` queued subjects go out at `now`: once the hold is
@@ -282,21 +288,14 @@ impl Hold {
     }
 }
 
-/// A call's outcome for the dispatcher.
-struct Done {
-    /// How many subjects it carried.
-    subjects: usize,
-}
-
 /// One `api.admit_batch()` call for `entries`, settled whatever its outcome.
-async fn call(inner: Arc<Inner>, entries: Vec<Entry>) -> Done {
+async fn call(inner: Arc<Inner>, entries: Vec<Entry>) {
     let sent = Instant::now();
     let mut guard = CallGuard {
         inner: inner.clone(),
         entries,
     };
     let entries = &guard.entries;
-    let subjects = entries.len();
     let requests: usize = entries.iter().map(|e| e.waiters.len()).sum();
     let requests = u64::try_from(requests).unwrap_or(u64::MAX);
     inner.requests.fetch_add(requests, Ordering::Relaxed);
@@ -313,7 +312,6 @@ async fn call(inner: Arc<Inner>, entries: Vec<Entry>) -> Done {
     };
     let entries = std::mem::take(&mut guard.entries);
     inner.settle(entries, grants, sent);
-    Done { subjects }
 }
 
 /// Holds a call's entries until it is settled. When its task ends early (a
