@@ -15,6 +15,15 @@ async fn bundled() -> (TestDb, TestApp) {
     (db, app)
 }
 
+/// `data` of a 200 answer of POST /api/v1/cost for `body`.
+async fn cost(app: &TestApp, body: &Value) -> Value {
+    app.post_json("/api/v1/cost", &body.to_string())
+        .await
+        .expect(200)
+        .json()["data"]
+        .clone()
+}
+
 fn items(data: &Value) -> Vec<(String, u64, String, String)> {
     data["line_items"]
         .as_array()
@@ -50,12 +59,7 @@ async fn real_usage_records_are_billed_at_the_published_rates() {
                   "cache_creation": {"ephemeral_5m_input_tokens": 1500, "ephemeral_1h_input_tokens": 1000},
                   "service_tier": "standard"},
     });
-    let answer = app
-        .post_json("/api/v1/cost", &body.to_string())
-        .await
-        .expect(200)
-        .json();
-    let data = &answer["data"];
+    let data = &cost(&app, &body).await;
     assert_eq!(data["channel"], "official");
     assert_eq!(data["prices_as_of"], "2026-11-01");
     assert_eq!(
@@ -89,12 +93,7 @@ async fn real_usage_records_are_billed_at_the_published_rates() {
                   "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0},
                   "completion_tokens_details": {"reasoning_tokens": 192, "audio_tokens": 0}},
     });
-    let answer = app
-        .post_json("/api/v1/cost", &body.to_string())
-        .await
-        .expect(200)
-        .json();
-    let data = &answer["data"];
+    let data = &cost(&app, &body).await;
     assert_eq!(
         items(data),
         [
@@ -112,12 +111,7 @@ async fn real_usage_records_are_billed_at_the_published_rates() {
         "usage": {"usageMetadata": {"promptTokenCount": 250000, "candidatesTokenCount": 800,
                                     "thoughtsTokenCount": 200, "totalTokenCount": 251000}},
     });
-    let answer = app
-        .post_json("/api/v1/cost", &body.to_string())
-        .await
-        .expect(200)
-        .json();
-    let data = &answer["data"];
+    let data = &cost(&app, &body).await;
     assert_eq!(
         items(data),
         [
