@@ -170,6 +170,15 @@ begin
                   hint = 'publish with a later --at, or without --at to use the current time';
     end if;
     v_last_day := (v_last at time zone 'UTC')::date;
+    -- The day the last publish's data ran to: its newest source release (the
+    -- providers' pages, read on other days, aside) when before its publish
+    -- day. A model first priced after that day is news: `pricing sync`
+    -- publishes days after a release, and its last run could not have seen
+    -- a model that a release dated before that run's publish day first shows.
+    select least(v_last_day, max((s ->> 'released')::date)) into v_last_day
+    from pricing.publishes as p
+    cross join lateral jsonb_array_elements(p.summary -> 'sources') as s
+    where p.as_of = v_last and s ->> 'package' is not null;
     insert into pricing.publishes (as_of, snapshot_sha256, summary)
     values (p_as_of, p_sha256, jsonb_build_object('sources', p_sources))
     returning id into v_publish;

@@ -15,6 +15,7 @@ use crate::publish::snapshot::{Checks, Snapshot};
 use crate::service::{AppState, cache};
 use crate::store::cluster::LocalCluster;
 use crate::store::db;
+use crate::sync;
 use crate::telemetry::LogFormat;
 
 /// The Model Pricing Service.
@@ -44,6 +45,8 @@ enum Command {
     Mcp(McpArgs),
     /// Publish a snapshot (docs/snapshot-format.md): diff, write, emit events, atomically.
     Publish(PublishArgs),
+    /// Build a snapshot from every source's newest release and publish it, or say why not (docs/publishing.md, "Sync").
+    Sync(SyncCommandArgs),
     /// Issue, list and revoke API keys; show and set plan limits (docs/keys.md).
     Keys {
         #[command(subcommand)]
@@ -169,6 +172,73 @@ fn parse_duration(s: &str) -> Option<time::Duration> {
 }
 
 #[derive(Debug, Args)]
+struct SyncCommandArgs {
+    #[command(flatten)]
+    sync: SyncArgs,
+    #[command(flatten)]
+    database: DatabaseArgs,
+}
+
+/// The options of a sync, shared by `pricing sync` and `pricing serve --sync-every`.
+#[derive(Debug, Args)]
+struct SyncArgs {
+    /// The directory holding the dataset build (the repository's tools/dataset).
+    #[arg(long, env = "PRICING_TOOLS_DIR", default_value = "tools/dataset")]
+    tools_dir: PathBuf,
+    /// The sync's own state (release list, download cache, last snapshot); default DATA_DIR/sync.
+    #[arg(long, env = "PRICING_SYNC_DIR")]
+    work_dir: Option<PathBuf>,
+    /// Read new releases from this directory (<package>/<version>/<data file>, release.json)
+    /// instead of the package registry.
+    #[arg(long)]
+    releases: Option<PathBuf>,
+    /// The release list a first sync starts from (default: tools/dataset/sources.json).
+    #[arg(long)]
+    base: Option<PathBuf>,
+    /// Longest the dataset build may run, e.g. 30m.
+    #[arg(long, value_parser = parse_std_duration, default_value = "30m")]
+    sync_timeout: Duration,
+    /// Refuse a publish that takes away more than this share (0 to 1) of the models with a
+    /// price in effect, or of the prices in effect.
+    #[arg(long, default_value = "0.1")]
+    max_drop_share: rust_decimal::Decimal,
+    /// Refuse a publish that changes more than this many prices in effect.
+    #[arg(long, default_value_t = 200)]
+    max_moved_prices: i64,
+    /// A step that moves a price by more than this factor is a bad row (as in `pricing publish`).
+    #[arg(long, default_value_t = rust_decimal::Decimal::from(publish::DEFAULT_MAX_MOVE_FACTOR))]
+    max_move_factor: rust_decimal::Decimal,
+}
+
+impl SyncArgs {
+    fn options(&self, data_dir: &std::path::Path) -> sync::Options {
+        sync::Options {
+            tools_dir: self.tools_dir.clone(),
+            work_dir: self
+                .work_dir
+                .clone()
+                .unwrap_or_else(|| data_dir.join("sync")),
+            releases: self.releases.clone(),
+            base: self.base.clone(),
+            timeout: self.sync_timeout,
+            checks: Checks {
+                max_move_factor: self.max_move_factor,
+            },
+            guard: publish::Guard {
+                max_drop_share: self.max_drop_share,
+                max_moved: self.max_moved_prices,
+            },
+        }
+    }
+}
+
+fn parse_std_duration(s: &str) -> Result<Duration, String> {
+    parse_duration(s)
+        .and_then(|d| Duration::try_from(d).ok())
+        .ok_or_else(|| format!("`{s}` is not a duration like 30s, 15m, 6h or 1d"))
+}
+
+#[derive(Debug, Args)]
 struct PublishArgs {
     /// The snapshot file (.json or .json.gz).
     snapshot: PathBuf,
@@ -240,6 +310,12 @@ struct ServeArgs {
     /// Most mebibytes of answers kept in the response cache.
     #[arg(long, env = "PRICING_CACHE_MIB", default_value_t = cache::Limits::default().bytes >> 20)]
     cache_mib: usize,
+    /// Run `pricing sync` in the background this often (e.g. 6h); off by default. One sync
+    /// runs at a time across every server on the database.
+    #[arg(long, env = "PRICING_SYNC_EVERY", value_parser = parse_std_duration)]
+    sync_every: Option<Duration>,
+    #[command(flatten)]
+    sync: SyncArgs,
 }
 
 /// Runs the parsed command.
@@ -260,6 +336,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 checks: Checks {
                     max_move_factor: args.max_move_factor,
                 },
+                guard: None,
             };
             with_database(&args.database, |config| async move {
                 let mut client = db::connect(&config).await?;
@@ -276,6 +353,26 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     report.skipped.len(),
                     serde_json::to_string_pretty(&report.summary)?
                 );
+                Ok(())
+            })
+            .await
+        }
+        Command::Sync(args) => {
+            let options = args.sync.options(&args.database.data_dir);
+            with_database(&args.database, |config| async move {
+                let mut client = db::connect(&config).await?;
+                db::migrate(&mut client).await?;
+                let started = std::time::Instant::now();
+                let outcome =
+                    sync::run(&config, &options, "pricing sync", sync::WhenBusy::Skip).await?;
+                println!(
+                    "{} ({:.1} s)",
+                    outcome.message(),
+                    started.elapsed().as_secs_f64()
+                );
+                if let sync::Outcome::Published { summary, .. } = &outcome {
+                    println!("{}", serde_json::to_string_pretty(summary)?);
+                }
                 Ok(())
             })
             .await
@@ -528,8 +625,32 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
     )
     .await?
     .with_demo_dir(args.demo_dir.clone());
+    let syncing = args.sync_every.map(|every| {
+        let options = args.sync.options(&args.database.data_dir);
+        tokio::spawn(sync_every(config.clone(), options, every))
+    });
     app.run(shutdown_signal()).await;
+    if let Some(task) = syncing {
+        task.abort(); // stops a running build too: its child process is killed on drop
+    }
     Ok(())
+}
+
+/// `serve --sync-every`: a sync at start and after each period; a failed or
+/// refused one is logged and recorded, and the last publish stays served.
+async fn sync_every(config: Config, options: sync::Options, every: Duration) {
+    let runner = format!("pricing serve (pid {})", std::process::id());
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match sync::run(&config, &options, &runner, sync::WhenBusy::Wait).await {
+            Ok(outcome) => tracing::info!(outcome = %outcome.message(), "sync"),
+            Err(err) => {
+                tracing::warn!(error = %format!("{err:#}"), "sync failed; the last publish stays served")
+            }
+        }
+    }
 }
 
 /// A database that is still starting is waited for (30 s), not failed on.

@@ -5,7 +5,8 @@
 //! a transport, `http` (REST) or `mcp`, which runs an operation of `service`,
 //! which calls one `api` function through `store`; `access` decides who is
 //! calling and whether they may. A snapshot goes through `publish` into the
-//! database. `cli` is the command on top.
+//! database; `sync` builds one from the sources' newest releases. `cli` is the
+//! command on top.
 
 pub mod access;
 pub mod app;
@@ -16,6 +17,7 @@ pub mod mcp;
 pub mod publish;
 pub mod service;
 pub mod store;
+pub mod sync;
 pub mod telemetry;
 
 pub use app::App;

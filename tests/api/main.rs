@@ -32,5 +32,6 @@ mod publish;
 mod quota;
 mod replicas;
 mod sql_functions;
+mod sync;
 mod truth;
 mod unavailable;

@@ -204,9 +204,9 @@ def peak_listed(entry):
     return "off_peak_pricing" in entry
 
 
-def load_bisected():
+def load_bisected(path=HERE / "bisected.json"):
     """(key, field, value, after, until) -> {"first", "released"}: the pinned bisection results."""
-    path = HERE / "bisected.json"
+    path = Path(path)
     if not path.exists():
         return {}
     return {(b["key"], b["field"], b["value"], b["after"], b["until"]): b
@@ -297,10 +297,13 @@ def kind_of(flag):
 # ---------------------------------------------------------------------------------------------
 
 class Builder:
-    def __init__(self, as_of=None, keep_future=()):
+    def __init__(self, as_of=None, keep_future=(), sources=None, bisected=HERE / "bisected.json"):
+        """`sources` and `bisected`: the release list and the bisection results to read (a sync
+        passes its extended lists); by default the pinned ones in this directory."""
         self.as_of = as_of
         self.keep_future = set(keep_future)
-        self.cfg = load_sources()
+        self.cfg = sources or load_sources()
+        self.bisected_path = bisected
         self.src = {s["id"]: s for s in self.cfg["sources"]}
         self.left_out = Counter()
         self.linked = Counter()
@@ -325,7 +328,7 @@ class Builder:
         led = self.src["llmledger"]["releases"][0]
         self.ledger = Ledger(load_gz_json(self.path("llmledger", led["version"])), self.as_of)
         self.ledger_src = f"llmledger {led['version']}"
-        self.bisected = load_bisected()
+        self.bisected = load_bisected(self.bisected_path)
         self.unbisected = []
         gp = self.src["genai-prices"]["releases"][0]
         self.genai_version, self.genai_date = gp["version"], gp["released"]
@@ -1450,17 +1453,25 @@ class Builder:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(REPO / "data" / "snapshot.json.gz"))
+    ap.add_argument("--sources", help="the release list to read (default: sources.json here)")
+    ap.add_argument("--bisected", default=str(HERE / "bisected.json"), help="the bisection results to read")
     args = ap.parse_args()
-    builder = Builder()
-    snap = builder.run()
-    data = render.dump(snap)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_bytes(data)
-    qpath = Path(args.out).with_name("quarantine.json")
+    sources = json.loads(Path(args.sources).read_text()) if args.sources else None
+    builder = Builder(sources=sources, bisected=args.bisected)
+    builder.run()
+    write_outputs(builder, Path(args.out))
+
+
+def write_outputs(builder, out):
+    """Write the built snapshot to `out` and the quarantine report beside it; print the report."""
+    data = render.dump(builder.snapshot)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(data)
+    qpath = out.with_name("quarantine.json")
     qpath.write_text(json.dumps(builder.quarantine_report(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    render.print_report(snap)
+    render.print_report(builder.snapshot)
     print(f"wrote {qpath} ({len(builder.screened)} screened-out entries)")
-    print(f"wrote {args.out} ({len(data):,} bytes)")
+    print(f"wrote {out} ({len(data):,} bytes)")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 //! `GET /api/v1/health` (readiness: database reachable, last publish) and
-//! `GET /healthz` (liveness: the process answers). Neither needs a key or counts
+//! `GET /healthz` (liveness: the process answers; it also shows the last
+//! `pricing sync` run). Neither needs a key or counts
 //! against a quota.
 
 use std::time::Duration;
@@ -48,6 +49,14 @@ pub(super) async fn health(depot: &mut Depot, res: &mut Response) {
 #[handler]
 pub(super) async fn healthz(depot: &mut Depot, res: &mut Response) {
     let state = state(depot);
+    // Liveness does not depend on the database: without an answer in time the
+    // last sync is reported unknown (null), and /api/v1/health says why.
+    let last_sync =
+        tokio::time::timeout(HEALTH_TIMEOUT, crate::store::db::last_sync(&state.control))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .flatten();
     let pool = state.reads.primary().status();
     let control = state.control.status();
     res.render(Json(json!({
@@ -60,5 +69,6 @@ pub(super) async fn healthz(depot: &mut Depot, res: &mut Response) {
         "reads": state.reads.stats(),
         "quota_accounting": state.access.accountant().stats(),
         "response_cache": state.cache.stats(),
+        "last_sync": last_sync,
     })));
 }

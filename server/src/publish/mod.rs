@@ -22,6 +22,19 @@ pub struct Options {
     pub skip_bad_rows: bool,
     /// The row checks.
     pub checks: Checks,
+    /// Limits on what the publish may drop or move (`pricing sync`); none for `pricing publish`.
+    pub guard: Option<Guard>,
+}
+
+/// Limits a publish must stay within, checked in its transaction against the
+/// prices in effect before and after it (`pricing sync`'s guard rails).
+#[derive(Debug, Clone, Copy)]
+pub struct Guard {
+    /// Largest share (0 to 1) of the models with a price in effect, or of the
+    /// prices in effect, that a publish may take away.
+    pub max_drop_share: Decimal,
+    /// Most prices in effect whose figure a publish may change.
+    pub max_moved: i64,
 }
 
 impl Default for Options {
@@ -32,6 +45,7 @@ impl Default for Options {
             checks: Checks {
                 max_move_factor: Decimal::from(DEFAULT_MAX_MOVE_FACTOR),
             },
+            guard: None,
         }
     }
 }
@@ -49,6 +63,11 @@ pub enum PublishError {
     /// The snapshot has bad rows and `skip_bad_rows` was not given.
     #[error("the snapshot was rejected: {} bad rows{}", .0.len(), list(.0))]
     Rejected(Vec<BadRow>),
+    /// The publish would drop or move more than its guard allows; nothing was published.
+    #[error(
+        "refused: {0}; the last publish stays served (raise the limit with the flag named to publish anyway)"
+    )]
+    Refused(String),
     /// Anything else (database, I/O); nothing was published.
     #[error(transparent)]
     Failed(#[from] anyhow::Error),
@@ -93,7 +112,7 @@ pub async fn publish(
         tracing::warn!(row = %row.row, reason = %row.reason, "left out");
     }
     let as_of = options.at.unwrap_or_else(OffsetDateTime::now_utc);
-    let summary = write(client, snapshot, &staged, as_of).await?;
+    let summary = write(client, snapshot, &staged, as_of, options.guard).await?;
     Ok(Report {
         as_of,
         skipped: bad,
@@ -112,8 +131,85 @@ async fn write(
     snapshot: &Snapshot,
     staged: &Staged,
     as_of: OffsetDateTime,
+    guard: Option<Guard>,
+) -> Result<serde_json::Value, PublishError> {
+    let tx = client.transaction().await.map_err(anyhow::Error::from)?;
+    if guard.is_some() {
+        tx.execute(
+            "create temp table guard_before on commit drop as
+             select * from publish.served_prices(($1::timestamptz at time zone 'UTC')::date)",
+            &[&as_of],
+        )
+        .await
+        .map_err(anyhow::Error::from)?;
+    }
+    let summary = stage_and_apply(&tx, snapshot, staged, as_of).await?;
+    if let Some(guard) = guard {
+        check_guard(&tx, as_of, guard).await?;
+    }
+    tx.commit().await.map_err(anyhow::Error::from)?;
+    Ok(summary)
+}
+
+/// Refuses the publish in `tx` when it took away or moved more than `guard` allows.
+async fn check_guard(
+    tx: &tokio_postgres::Transaction<'_>,
+    as_of: OffsetDateTime,
+    guard: Guard,
+) -> Result<(), PublishError> {
+    let row = tx
+        .query_one(
+            "with after as (
+                 select * from publish.served_prices(($1::timestamptz at time zone 'UTC')::date)
+             )
+             select (select count(distinct model_id) from guard_before),
+                    (select count(distinct model_id) from after),
+                    (select count(*) from guard_before),
+                    (select count(*) from after),
+                    (select count(*) from guard_before as b
+                     join after as a using (model_id, channel, component, tier)
+                     where a.usd_per_1m <> b.usd_per_1m)",
+            &[&as_of],
+        )
+        .await
+        .map_err(anyhow::Error::from)?;
+    let (models_before, models_after): (i64, i64) = (row.get(0), row.get(1));
+    let (prices_before, prices_after, moved): (i64, i64, i64) =
+        (row.get(2), row.get(3), row.get(4));
+    let too_many_gone = |before: i64, after: i64| {
+        before > 0 && Decimal::from(before - after) > guard.max_drop_share * Decimal::from(before)
+    };
+    if too_many_gone(models_before, models_after) {
+        return Err(PublishError::Refused(format!(
+            "models with a price in effect would go from {models_before} to {models_after}, \
+             more than --max-drop-share {} of them",
+            guard.max_drop_share
+        )));
+    }
+    if too_many_gone(prices_before, prices_after) {
+        return Err(PublishError::Refused(format!(
+            "prices in effect would go from {prices_before} to {prices_after}, \
+             more than --max-drop-share {} of them",
+            guard.max_drop_share
+        )));
+    }
+    if moved > guard.max_moved {
+        return Err(PublishError::Refused(format!(
+            "{moved} prices in effect would change, more than --max-moved-prices {}",
+            guard.max_moved
+        )));
+    }
+    Ok(())
+}
+
+/// Loads the stage tables and applies them (`publish.apply`) inside `tx`;
+/// returns the publish's summary.
+async fn stage_and_apply(
+    tx: &tokio_postgres::Transaction<'_>,
+    snapshot: &Snapshot,
+    staged: &Staged,
+    as_of: OffsetDateTime,
 ) -> anyhow::Result<serde_json::Value> {
-    let tx = client.transaction().await?;
     tx.batch_execute("select publish.create_stage()").await?;
     tracing::info!(
         providers = staged.providers.len(),
@@ -187,7 +283,7 @@ async fn write(
     .await?;
 
     load_prices(
-        &tx,
+        tx,
         "insert into stage_prices
          select model_id, channel::pricing.channel, component::pricing.component,
                 tier::pricing.service_tier, usd_per_1m, valid_from, valid_to, last_verified_at, source,
@@ -196,7 +292,7 @@ async fn write(
     )
     .await?;
     load_prices(
-        &tx,
+        tx,
         "insert into stage_conditional_prices
          select model_id, channel::pricing.channel, component, tier::pricing.service_tier,
                 usd_per_1m, valid_from, valid_to, last_verified_at, source, sources::jsonb,
@@ -243,9 +339,7 @@ async fn write(
             &[&as_of, &snapshot.sha256(), snapshot.sources()],
         )
         .await?;
-    let summary: serde_json::Value = row.get(0);
-    tx.commit().await?;
-    Ok(summary)
+    Ok(row.get(0))
 }
 
 /// Loads price rows into a stage table: `insert` is the statement up to its

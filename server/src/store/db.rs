@@ -65,8 +65,16 @@ const API_SQL: &[(&str, &str)] = &[
         include_str!("../../../sql/37_price_dump.sql"),
     ),
     (
+        "38_last_sync.sql",
+        include_str!("../../../sql/38_last_sync.sql"),
+    ),
+    (
         "50_publish.sql",
         include_str!("../../../sql/50_publish.sql"),
+    ),
+    (
+        "52_sync_guard.sql",
+        include_str!("../../../sql/52_sync_guard.sql"),
     ),
     (
         "55_listing.sql",
@@ -310,6 +318,13 @@ pub async fn health(pool: &Pool) -> anyhow::Result<Option<OffsetDateTime>> {
     let row = client
         .query_one("select as_of from api.health()", &[])
         .await?;
+    Ok(row.get(0))
+}
+
+/// The newest sync run as `{at, ok, message}`, or `None` when none has run.
+pub async fn last_sync(pool: &Pool) -> anyhow::Result<Option<serde_json::Value>> {
+    let client = pool.get().await?;
+    let row = client.query_one("select api.last_sync()", &[]).await?;
     Ok(row.get(0))
 }
 
