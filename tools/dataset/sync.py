@@ -57,21 +57,26 @@ class Registry:
         return max(stable, key=fetch.version_key) if stable else None
 
     def fetch(self, package, version, member):
-        """The extracted data file and its release day."""
+        """The extracted data file, from the cache when it has it."""
         if not self.dir:
-            path = fetch.fetch(package, version, member)
-            info = fetch.release_date(package, version, member)
-            if not info:
-                built = path.parent / "member_time.txt"
-                info = {"released": built.read_text()[:10], "method": "wheel file time"}
-            return path, info
+            return fetch.fetch(package, version, member)
         src = self.dir / package / version
         path = fetch.extracted_path(package, version, member)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src / Path(member).name, path)
             shutil.copyfile(src / "release.json", path.parent / "release.json")
-        return path, json.loads((path.parent / "release.json").read_text())
+        return path
+
+    @staticmethod
+    def released(package, version, member):
+        """{released, method} of a fetched release: what the package (or the release
+        directory's release.json) says, else the wheel's file time (its data existed by then)."""
+        info = fetch.release_date(package, version, member)
+        if info:
+            return info
+        built = fetch.extracted_path(package, version, member).parent / "member_time.txt"
+        return {"released": built.read_text()[:10], "method": "wheel file time"}
 
 
 def newest_release(src):
@@ -89,7 +94,8 @@ def extend(cfg, registry):
             version = registry.newest(src["package"])
             if not version or fetch.version_key(version) <= fetch.version_key(have["version"]):
                 continue
-            path, info = registry.fetch(src["package"], version, src["member"])
+            path = registry.fetch(src["package"], version, src["member"])
+            info = registry.released(src["package"], version, src["member"])
             LOADERS[src["id"]](path)
         except Exception as e:  # noqa: BLE001 -- any failure of one source keeps that source as it was
             row["error"] = f"{type(e).__name__}: {e}".strip()[:500]
