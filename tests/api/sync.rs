@@ -157,8 +157,10 @@ async fn a_sync_to_newer_releases_publishes_exactly_their_events_and_a_second_sy
     let Outcome::Published { summary, .. } = &second else {
         panic!("the newer releases change the data: {second:?}");
     };
-    // litellm 1.109.1 adds gpt-6-astra-law (first shown by that release of
-    // 2026-11-12), the deprecation dates of gpt-4.1 (retired 2027-01-14) and
+    // litellm 1.109.1 adds gpt-6-astra-law (dated by that release of
+    // 2026-11-12, the first read release that lists it: the sync reads the
+    // newest release, and 1.109.0 of 2026-11-11, not read, already listed it;
+    // docs/publishing.md, "Sync"), the deprecation dates of gpt-4.1 (retired 2027-01-14) and
     // Bedrock's Llama 3.1 70B (2027-03-30), both announced on the days
     // llmledger's history of litellm's file dates, and Llama's max output
     // 2048 -> 4096 (dated by the release that first shows it). Titan Text
