@@ -185,7 +185,7 @@ struct SyncArgs {
     /// The directory holding the dataset build (the repository's tools/dataset).
     #[arg(long, env = "PRICING_TOOLS_DIR", default_value = "tools/dataset")]
     tools_dir: PathBuf,
-    /// The sync's own state (release list, download cache, last snapshot); default DATA_DIR/sync.
+    /// The sync's own state (its release list, last snapshot and report); default DATA_DIR/sync.
     #[arg(long, env = "PRICING_SYNC_DIR")]
     work_dir: Option<PathBuf>,
     /// Read new releases from this directory (<package>/<version>/<data file>, release.json)
@@ -200,7 +200,7 @@ struct SyncArgs {
     sync_timeout: Duration,
     /// Refuse a publish that takes away more than this share (0 to 1) of the models with a
     /// price in effect, or of the prices in effect.
-    #[arg(long, default_value = "0.1")]
+    #[arg(long, default_value = "0.1", value_parser = parse_share)]
     max_drop_share: rust_decimal::Decimal,
     /// Refuse a publish that changes more than this many prices in effect.
     #[arg(long, default_value_t = 200)]
@@ -230,6 +230,13 @@ impl SyncArgs {
             },
         }
     }
+}
+
+fn parse_share(s: &str) -> Result<rust_decimal::Decimal, String> {
+    s.parse::<rust_decimal::Decimal>()
+        .ok()
+        .filter(|d| (rust_decimal::Decimal::ZERO..=rust_decimal::Decimal::ONE).contains(d))
+        .ok_or_else(|| format!("`{s}` is not a share from 0 to 1, like 0.1"))
 }
 
 fn parse_std_duration(s: &str) -> Result<Duration, String> {
