@@ -307,6 +307,26 @@ class FirstPartyNotices(unittest.TestCase):
         # a notice without `channels` covers the maker's own API only
         self.assertNotIn(("openai:o3", "azure", "input"), self.STATEMENTS)
 
+    def test_a_dated_figure_no_source_records_stands_from_its_day(self):
+        # Vertex AI's Claude 3.5 Haiku: litellm 1.53.1 .. 1.91.5 keep 1 until the shutdown of
+        # 2026-07-05; Anthropic, 2024-12-03: $0.80 "across all platforms"
+        haiku = "anthropic:claude-3-5-haiku-20241022"
+        srcs = {"2024-11-04": {"litellm 1.53.1", "litellm 1.91.5"}}
+        got, moved, shown = evidence.apply_prices(steps(("2024-11-04", "1"), ("2026-07-05", None), srcs=srcs),
+                                                  self.STATEMENTS[(haiku, "vertex", "input")])
+        self.assertEqual(prices(got), [("2024-11-04", "1"), ("2024-12-03", "0.80"), ("2026-07-05", None)])
+        self.assertEqual(got[1].srcs, {"provider anthropic-news-2024-12-03"})
+        self.assertTrue(shown[("2024-12-03", "0.80")].dated)
+        self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.STALE, [("2024-12-03", "1")])])
+        # a channel that starts selling after the day, or has stopped by then, takes no figure
+        for excerpt in (steps(("2025-01-10", "1")), steps(("2024-11-04", "1"), ("2024-12-01", None))):
+            got, moved, shown = evidence.apply_prices(excerpt, self.STATEMENTS[(haiku, "vertex", "input")])
+            self.assertEqual((prices(got), moved, shown), (prices(excerpt), [], {}))
+        # a page that shows a figure on the day it was read dates nothing and adds no figure
+        got, moved, shown = evidence.apply_prices(steps(("2026-04-01", "0.2")),
+                                                  [("2026-04-26", "2026-04-26", "0.14", "provider x", False)])
+        self.assertEqual((prices(got), moved, shown), ([("2026-04-01", "0.2")], [], {}))
+
     def test_an_early_record_takes_the_day_the_page_gives(self):
         # llmledger dates litellm's edit of deepseek-chat's input 0.14 -> 0.27 on 2025-02-07;
         # DeepSeek's page: the discount runs "until 2025-02-08 16:00 (UTC)", full price $0.27 after
