@@ -48,6 +48,8 @@ begin
         source text not null,
         -- the source releases that show this step (null: not given)
         sources jsonb,
+        -- {"until", "url"} of a promotional price, null on a regular one
+        promotion jsonb,
         primary key (model_id, channel, component, tier, valid_from)
     ) on commit drop;
     -- conditional rates (docs/snapshot-format.md, conditional_prices): the
@@ -399,14 +401,16 @@ begin
     with added as (
         insert into pricing.prices as x (
             model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
-            last_verified_at, source, published_in
+            last_verified_at, source, promotion, published_in
         )
         select s.model_id, s.channel, s.component, s.tier, s.usd_per_1m, s.valid_from, s.valid_to,
-               s.last_verified_at, s.source, v_publish
+               s.last_verified_at, s.source, s.promotion, v_publish
         from stage_prices as s
         on conflict (model_id, channel, component, tier, valid_from) do update set
-            last_verified_at = excluded.last_verified_at, source = excluded.source
-        where (x.last_verified_at, x.source) is distinct from (excluded.last_verified_at, excluded.source)
+            last_verified_at = excluded.last_verified_at, source = excluded.source,
+            promotion = excluded.promotion
+        where (x.last_verified_at, x.source, x.promotion)
+              is distinct from (excluded.last_verified_at, excluded.source, excluded.promotion)
         returning (xmax = 0) as inserted
     )
     select count(*) filter (where inserted) into v_rows_inserted from added;
@@ -433,14 +437,17 @@ begin
     with added as (
         insert into pricing.conditional_prices as x (
             model_id, channel, component, tier, above_input_tokens, cache_ttl, usd_per_1m,
-            valid_from, valid_to, last_verified_at, source, published_in
+            valid_from, valid_to, last_verified_at, source, promotion, published_in
         )
         select s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl,
-               s.usd_per_1m, s.valid_from, s.valid_to, s.last_verified_at, s.source, v_publish
+               s.usd_per_1m, s.valid_from, s.valid_to, s.last_verified_at, s.source, s.promotion,
+               v_publish
         from stage_conditional_prices as s
         on conflict (model_id, channel, component, tier, above_input_tokens, cache_ttl, valid_from)
-        do update set last_verified_at = excluded.last_verified_at, source = excluded.source
-        where (x.last_verified_at, x.source) is distinct from (excluded.last_verified_at, excluded.source)
+        do update set last_verified_at = excluded.last_verified_at, source = excluded.source,
+                      promotion = excluded.promotion
+        where (x.last_verified_at, x.source, x.promotion)
+              is distinct from (excluded.last_verified_at, excluded.source, excluded.promotion)
         returning (xmax = 0) as inserted
     )
     select count(*) filter (where inserted) into v_conditional_inserted from added;

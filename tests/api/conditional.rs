@@ -237,10 +237,11 @@ async fn the_csv_dump_has_a_line_per_conditional_rate_with_its_condition() {
     assert_eq!(
         lines[0],
         "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,\
-         valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl"
+         valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,promotional,\
+         promotion_until"
     );
     let line = |id: &str, provider: &str, name: &str, rest: &str| {
-        format!("{id},{provider},{name},official,{rest}")
+        format!("{id},{provider},{name},official,{rest},false,")
     };
     let claude = |rest: &str| line(CLAUDE, "anthropic", "Claude Sonnet 4.5", rest);
     let gemini = |rest: &str| line(GEMINI, "google", "Gemini 2.5 Pro", rest);
@@ -380,7 +381,16 @@ async fn a_bad_conditional_row_rejects_the_whole_snapshot_and_the_last_publish_s
         None,
     ));
     rows.push(conditional(CLAUDE, "input", "2025-09-29", "3", None, None));
-    let later = snapshot("2026-11-13", Some(rows));
+    let mut doc = snapshot_doc("2026-11-13", Some(rows));
+    // a promotion that ends before its step begins, and one on a step with no price
+    doc["prices"][3]["history"][0]["promotion"] =
+        json!({"until": "2025-01-01", "url": "https://ai.google.dev/gemini-api/docs/pricing"});
+    doc["prices"][4]["history"]
+        .as_array_mut()
+        .expect("history")
+        .push(json!({"from": "2026-01-01", "price": null,
+                     "promotion": {"until": null, "url": "https://ai.google.dev/gemini-api/docs/pricing"}}));
+    let later = parse(&doc);
     let err = publish::publish(
         &mut db.client().await,
         &later,
@@ -398,8 +408,16 @@ async fn a_bad_conditional_row_rejects_the_whole_snapshot_and_the_last_publish_s
         .iter()
         .map(|r| (r.row.as_str(), r.reason.as_str()))
         .collect();
-    assert_eq!(named.len(), 4, "{named:?}");
+    assert_eq!(named.len(), 6, "{named:?}");
     for (row, reason) in [
+        (
+            "prices: google:gemini-2.5-pro official input standard from 2025-06-17",
+            "promotion.until 2025-01-01 is before the step's day 2025-06-17",
+        ),
+        (
+            "prices: google:gemini-2.5-pro official output standard from 2026-01-01",
+            "a promotion needs a price; leave it out on a null step",
+        ),
         (
             "conditional_prices: google:gemini-2.5-pro official reasoning standard above 200000",
             "unknown component `reasoning` (one of input, output, cached_input, cache_write)",

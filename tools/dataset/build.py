@@ -309,6 +309,7 @@ class Builder:
         self.notices = evidence.load() if not as_of else evidence.known_by(evidence.load(), as_of)
         self.notice_prices = evidence.price_statements(self.notices)
         self.notice_deprecations = evidence.deprecations(self.notices)
+        self.notice_promotions = evidence.promotions(self.notices)
 
     # -- loading -------------------------------------------------------------------------------
     def path(self, sid, version):
@@ -1388,6 +1389,8 @@ class Builder:
             hist += [{"from": st.date, "price": st.value} for st in s.get("future", [])[:1]]
         if not hist:
             return None
+        if len(key) == 4 and tier == "standard":
+            evidence.mark_promotions(hist, self.notice_promotions.get((model_id, ch, comp), ()))
         row = {"model": model_id, "channel": ch, "component": comp, "tier": tier, "history": hist,
                "last_verified_at": s["last_verified"] + "T00:00:00Z", "source": s["source"]}
         if len(key) > 4:

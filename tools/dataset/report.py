@@ -137,11 +137,18 @@ def main():
 
     # a snapshot without conditional_prices has no conditional rates
     cond = conditional_counts(snap.get("conditional_prices", []))
-    print(f"\nconditional rates (conditional_prices, no events): {cond['rows']} rows; per tier "
+    print(f"\nconditional rates (conditional_prices): {cond['rows']} rows; per tier "
           + ", ".join(f"{k} {v}" for k, v in cond["rows_by_tier"].items()))
     for kind, label in (("models_by_threshold", "context tier above N input tokens"),
                         ("models_by_cache_ttl", "cache write held for"), ("models_by_tier", "tier")):
         print(f"  models per {label}: " + (", ".join(f"{k}: {v}" for k, v in cond[kind].items()) or "none"))
+
+    promo = [(p["model"], h) for p in snap["prices"] for h in p["history"] if "promotion" in h]
+    print(f"\npromotional prices (a provider page calls them promotional): {len(promo)} entries, "
+          f"{len({m for m, _h in promo})} models; ending "
+          + (", ".join(f"{k or 'unstated'}: {v}" for k, v in
+                       sorted(Counter(h["promotion"]["until"] for _m, h in promo).items(), key=lambda x: x[0] or ""))
+             or "none"))
 
     cov = snap["report"]["coverage"]
     active = snap["report"]["counts"]["active_models_with_prices"]

@@ -388,6 +388,30 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertEqual(v4["through"], "2026-05-01")
 
 
+class Promotions(unittest.TestCase):
+    URL = "https://ai.google.dev/gemini-api/docs/latest-model"
+
+    def test_the_introductory_price_is_marked_and_the_price_after_it_is_not(self):
+        # Google's page of 2026-08-13: Gemini 3.6 Flash moved from 1.50 to the introductory 0.75
+        # ("We're also applying this new rate to 3.6 Flash. Introductory pricing expires on
+        # December 31, 2026"), and 1.50 applies again from 2027-01-01
+        notice = {"url": self.URL, "promotions": [
+            {"model": "google:gemini-3.6-flash", "component": "input", "price": "0.75",
+             "from": "2026-08-13", "until": "2026-12-31"}]}
+        offers = evidence.promotions([notice])[("google:gemini-3.6-flash", "official", "input")]
+        hist = [{"from": "2026-07-22", "price": "1.5"}, {"from": "2026-08-13", "price": "0.75"},
+                {"from": "2027-01-01", "price": "1.5"}]
+        evidence.mark_promotions(hist, offers)
+        self.assertEqual([h.get("promotion") for h in hist],
+                         [None, {"until": "2026-12-31", "url": self.URL}, None])
+
+    def test_a_promotion_before_its_start_or_at_another_price_is_not_marked(self):
+        offers = [(Decimal("0.75"), "2026-08-13", "2026-12-31", self.URL)]
+        hist = [{"from": "2026-01-05", "price": "0.75"}, {"from": "2026-08-13", "price": "0.8"}]
+        evidence.mark_promotions(hist, offers)
+        self.assertEqual([h.get("promotion") for h in hist], [None, None])
+
+
 class EvidenceGate(unittest.TestCase):
     """screen.unevidenced_moves: only a move a provider's page dates is a price change."""
 

@@ -11,3 +11,9 @@ alter table pricing.events
         check (component in ('input', 'output', 'cached_input', 'cache_write')),
     add column condition jsonb
         check (condition is null or event_type in ('price_change', 'price_change_scheduled'));
+
+-- A promotional price: the provider states that the price is promotional
+-- (introductory), with the last day it applies where the provider names one:
+-- {"until": date or null, "url": the provider's page}. Null on a regular price.
+alter table pricing.prices add column promotion jsonb;
+alter table pricing.conditional_prices add column promotion jsonb;
