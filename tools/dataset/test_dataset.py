@@ -508,6 +508,29 @@ class Lifecycle(unittest.TestCase):
         got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False)
         self.assertEqual(got, ("retired", "2026-04-22", "2026-10-23"))
 
+    def test_a_shutdown_recorded_after_it_passed_leaves_the_deprecation_day_unknown_while_sold_elsewhere(self):
+        # google:gemini-2.5-flash-lite-preview-09-2025: the release sources end Google's own API on
+        # 2026-03-31 and first record that shutdown on 2026-08-31; OpenRouter and Vertex AI still
+        # list it. 2026-08-31 was served as its deprecation day, five months after the shutdown
+        official = {"steps": steps(("2025-09-28", "0.1"), ("2026-03-31", None)),
+                    "shutdown": ("2026-03-31", "gemini/gemini-2.5-flash-lite-preview-09-2025")}
+        openrouter = {"steps": steps(("2025-09-25", "0.1"))}
+        got = lifecycle([("official", official), ("openrouter", openrouter)], self.GEN,
+                        lambda _s: "2026-08-31", False)
+        self.assertEqual(got, ("deprecated", None, None))
+
+    def test_anthropics_deprecation_table_dates_claude_3_5_haikus_lifecycle(self):
+        # litellm's "deprecation_date" of claude-3-5-haiku-20241022 was Anthropic's "not sooner
+        # than October 22, 2025" estimate, served as a shutdown on 2025-10-01 announced 2025-01-31;
+        # Anthropic's page: deprecated 2025-12-19, retired 2026-02-19
+        notice = evidence.deprecations(limit_evidence.load())["anthropic:claude-3-5-haiku-20241022"]
+        self.assertEqual(notice, ("2025-12-19", "2026-02-19", "provider anthropic-deprecations-2026-06-05"))
+        official = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"), (notice[1], None)),
+                    "shutdown": (notice[1], "claude-3-5-haiku-20241022"), "announced": notice[0]}
+        bedrock = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"))}
+        got = lifecycle([("official", official), ("aws_bedrock", bedrock)], self.GEN, self.never, False)
+        self.assertEqual(got, ("deprecated", "2025-12-19", None))
+
     def test_a_shutdown_recorded_only_after_it_leaves_the_deprecation_day_unknown(self):
         # a shutdown first recorded by a source after the day itself: when it was announced is
         # not known (never a date after the retirement)
