@@ -54,20 +54,29 @@ as $$
                              p.valid_to, p.last_verified_at, p.source, p_as_of)
 $$;
 
+-- api._condition(above_input_tokens, cache_ttl): the condition of a
+-- conditional rate as served, on its row and on its price events;
+-- reprices_whole_request says that the threshold is on the whole request
+-- (every token of a request over it is priced at this tier's rates).
+create function api._condition(p_above_input_tokens integer, p_cache_ttl text)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object(
+        'above_input_tokens', p_above_input_tokens,
+        'cache_ttl', p_cache_ttl,
+        'reprices_whole_request', p_above_input_tokens is not null)
+$$;
+
 -- api._conditional_price_row(price, as_of): one conditional rate as served:
--- the fields of a price row plus its condition; reprices_whole_request says
--- that the threshold is on the whole request (every token of a request over
--- it is priced at this tier's rates).
+-- the fields of a price row plus its condition.
 create function api._conditional_price_row(c pricing.conditional_prices, p_as_of timestamptz)
 returns jsonb
 language sql stable
 as $$
     select api._price_fields(c.channel, c.component, c.tier, c.usd_per_1m, c.valid_from,
                              c.valid_to, c.last_verified_at, c.source, p_as_of)
-           || jsonb_build_object(
-               'above_input_tokens', c.above_input_tokens,
-               'cache_ttl', c.cache_ttl,
-               'reprices_whole_request', c.above_input_tokens is not null)
+           || api._condition(c.above_input_tokens, c.cache_ttl)
 $$;
 
 -- api._component_rank(component): the spec's order of components, cache

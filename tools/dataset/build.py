@@ -1095,6 +1095,9 @@ class Builder:
             for k, e in rows:
                 dd = e.get("deprecation_date")
                 if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
+                    if screen.placeholder_shutdown(dd, self.releases[self.newest_release_of(k)][1]):
+                        self.left_out["litellm: shutdown date 10 or more years out: a placeholder, unknown"] += 1
+                        continue
                     shut = (dd, k)
                     break
         notice = self.notice_deprecations.get(meta["id"]) if ch == "official" else None

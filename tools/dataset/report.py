@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from render import conditional_counts  # noqa: E402
 from series import days_between  # noqa: E402
-from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources  # noqa: E402
+from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources, placeholder_shutdown  # noqa: E402
 
 
 def source_ids(step):
@@ -81,6 +81,9 @@ def checks(snap):
         last = [x for x in p["history"] if x["from"] <= gen][-1:]
         if p["model"] in shut and last and last[0]["price"] is not None:
             bad.setdefault("current price of a retired model", []).append(f'{p["model"]} {p["channel"]}')
+        if any(placeholder_shutdown(x["from"], gen) for x in p["history"]):
+            bad.setdefault("a step 10 or more years after the snapshot (a placeholder date)", []).append(
+                f'{p["model"]} {p["channel"]} {p["component"]} {p["tier"]}')
     return bad
 
 

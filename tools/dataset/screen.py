@@ -16,6 +16,7 @@ LIMIT_RESTATEMENT = Decimal("1.05")  # a limit moving by less than this is the s
 BIG_MOVE = Decimal(10)  # a move of this factor or more needs a second source
 MAX_MOVE = Decimal(20)  # beyond this no source is believed: the publisher refuses such steps
 FIRST_LAUNCH = "2015-01-01"  # no token-priced model launched before: an earlier launch date is a placeholder
+PLACEHOLDER_YEARS = 10  # a shutdown this many years after the release stating it is a placeholder
 
 UNDONE = "undone within 60 days: a correction, not two events"
 UNBACKED = "move of 10x or more shown by one source only"
@@ -42,6 +43,14 @@ AGGREGATORS = {"openrouter"}
 # llmledger is a day-dated history of litellm's price file: it dates litellm's figures, it does
 # not confirm them
 DERIVED_FROM = {"llmledger": "litellm"}
+
+
+def placeholder_shutdown(day, stated_on):
+    """A shutdown date `PLACEHOLDER_YEARS` or more after the day of the release that states it is
+    no date but a placeholder for "none known" (litellm's OpenRouter rows of GLM-5 Turbo, GLM-5V
+    Turbo and GLM-5.3 FlashX carry 2098-12-31, litellm 1.103.0 to 1.106.1): unknown, not a
+    scheduled end."""
+    return int(day[:4]) - int(stated_on[:4]) >= PLACEHOLDER_YEARS
 
 
 def independent_sources(srcs):

@@ -105,6 +105,12 @@ class LaunchDate(unittest.TestCase):
 
 
 class Screens(unittest.TestCase):
+    def test_a_shutdown_ten_years_out_is_a_placeholder(self):
+        # litellm 1.106.1 (2026-10-13): openrouter/z-ai/glm-5-turbo deprecation_date 2098-12-31;
+        # Azure's text-embedding-3-large row in the same release names 2028-02-09, a real date
+        self.assertTrue(screen.placeholder_shutdown("2098-12-31", "2026-10-13"))
+        self.assertFalse(screen.placeholder_shutdown("2028-02-09", "2026-10-13"))
+
     def test_a_move_undone_within_60_days_is_a_correction(self):
         # litellm 1.104.5 / 1.106.1 list Qwen3.5-397B output on OpenRouter at 3.5, genai-prices 0.2.3
         # has 3.6 again from 2026-10-19
