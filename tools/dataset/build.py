@@ -31,6 +31,7 @@ from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai,
                      per_token_to_mtok)
 import events  # noqa: E402
 import evidence  # noqa: E402
+import limit_evidence  # noqa: E402
 from lifecycle import end_date, lifecycle  # noqa: E402
 import render  # noqa: E402
 import screen  # noqa: E402
@@ -308,7 +309,9 @@ class Builder:
         self.listed_now = set()    # models a source lists with a current price (before the screen)
         self.notices = evidence.load() if not as_of else evidence.known_by(evidence.load(), as_of)
         self.notice_prices = evidence.price_statements(self.notices)
-        self.notice_deprecations = evidence.deprecations(self.notices)
+        self.limit_notices = limit_evidence.load(as_of=as_of)
+        self.limit_statements = limit_evidence.statements(self.limit_notices)
+        self.notice_deprecations = evidence.deprecations(self.notices + self.limit_notices)
         self.notice_promotions = evidence.promotions(self.notices)
 
     # -- loading -------------------------------------------------------------------------------
@@ -579,6 +582,12 @@ class Builder:
             steps, undone = screen.undone_moves(steps)
             if undone:
                 self.quarantine((ent, ch, f, None), screen.UNDONE, undone)
+            steps, dated, moved = limit_evidence.apply(steps, self.limit_statements.get((self.models[ent]["id"], f), []))
+            if moved:
+                self.quarantine((ent, ch, f, None), limit_evidence.REDATED, moved)
+            steps, undated = screen.undated_limits(steps, dated)
+            if undated:
+                self.quarantine((ent, ch, f, None), screen.LIMIT_UNDATED, undated)
             fields[f] = steps
         days = sorted({st.date for steps in fields.values() for st in steps if st.date >= min(starts)} | {min(starts)})
         out = []
@@ -1425,8 +1434,8 @@ class Builder:
                         "license": s["license"], "released": rels[-1]["released"]})
             if s["id"] in screen.DERIVED_FROM:
                 out[-1]["derived_from"] = screen.DERIVED_FROM[s["id"]]
-        if self.notices:
-            out.append(evidence.source_block(self.notices))
+        if self.notices or self.limit_notices:
+            out.append(evidence.source_block(self.notices + self.limit_notices))
         return sorted(out, key=lambda x: x["id"])
 
     def stats(self, models, prices):

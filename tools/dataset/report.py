@@ -7,9 +7,10 @@ Reads the snapshot (default data/snapshot.json.gz) and the quarantine report the
 beside it (quarantine.json), and prints: the events a first publish emits, per type, channel and
 source (as publish derives them: docs/publishing.md); the conditional rates (rows per tier, models
 per context threshold, cache-write duration and tier); the share of price changes that two or more
-sources show (corroborated); what each screen rule removed; the checks the history must pass (no
-uncorroborated move of 10x or more, none undone within 60 days, no current price after a
-shutdown, deprecation not after retirement, no launch before 2015); and coverage: the models any
+sources show (corroborated), and of the limit changes those a provider's own page dates; what
+each screen rule removed; the checks the history must pass (no uncorroborated move of 10x or
+more, none undone within 60 days, no current price after a shutdown, deprecation not after
+retirement, no launch before 2015); and coverage: the models any
 source lists with a current price on the nine channels against those served. Exits non-zero when
 a check fails. Standard library only.
 """
@@ -125,6 +126,9 @@ def main():
     share = f"{100 * corroborated / total:.1f}%" if total else "n/a"
     print(f"\ncorroborated price changes (two or more independent sources; llmledger counts as litellm): "
           f"{corroborated} of {total} ({share})")
+    limits = list(limit_events(snap, args.since))
+    dated = sum(1 for _m, entry in limits if "provider" in source_ids(entry))
+    print(f"limit changes dated by a provider's own page: {dated} of {len(limits)}")
 
     print("\nscreened out (quarantine.json), per rule: entries / steps")
     rules = Counter()

@@ -30,6 +30,7 @@ ROUTING = "aggregator routing change shown by one source: restated, not an event
 UNEVIDENCED = "move one lineage shows and no provider page dates: restated as a source correction, not an event"
 UNDATED = "move two sources show and no provider page dates: its day left unknown, not an event"
 LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
+LIMIT_UNDATED = "limit move no provider page dates: restated (the newer figure over the earlier), not an event"
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
 ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
 OUTSIDE_STANDARD = "conditional rate outside its standard series' span: no offer before it starts or after it ends"
@@ -151,6 +152,17 @@ def restated_limits(steps):
             continue
         out.append(st)
     return finalize(out), removed
+
+
+def undated_limits(steps, dated):
+    """The limit gate: a move of a context window or max output is a `limit_change` only where a
+    provider's page dates it (`dated`: (day, value) pairs, limit_evidence.apply). Every other
+    move is restated, the newer figure over the earlier from the earlier's date: the release
+    sources' limits are undated and mostly corrections of their own figures (a max output set to
+    the context window, a beta option, an alias's new model), and the newer one is the source's
+    better statement. Returns (steps, the source figures no longer in them as given)."""
+    out, restated, _unknown = restated_moves(steps, lambda _before, after: (after.date, after.value) in dated)
+    return out, restated
 
 
 def restated_moves(steps, backed, known=None):
