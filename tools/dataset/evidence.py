@@ -99,6 +99,33 @@ def price_statements(notices):
     return {k: sorted(v, key=lambda x: x[:2]) for k, v in out.items()}
 
 
+def promotions(notices):
+    """(model id, channel, component) -> [(price, from, until, url)]: the prices a notice calls
+    promotional (introductory), with the day the promotion began where the page names one and the
+    last day it names (None: not named), on the notice's channels (official unless it names
+    them)."""
+    out = defaultdict(list)
+    for n in notices:
+        for ch in n.get("channels", ("official",)):
+            for p in n.get("promotions", ()):
+                out[(p["model"], ch, p["component"])].append(
+                    (Decimal(p["price"]), p.get("from"), p["until"], n["url"]))
+    return dict(out)
+
+
+def mark_promotions(hist, offers):
+    """Marks each history entry at a price a notice calls promotional (`offers`, from
+    `promotions`) that starts within the promotion (on or after its `from`, on or before its
+    `until`): `promotion` {until, url}. An entry at another price (the standard price after an
+    introductory one), or one that began before the promotion, stays regular."""
+    for h in hist:
+        for price, since, until, url in offers:
+            if (h["price"] is not None and Decimal(h["price"]) == price
+                    and (since is None or h["from"] >= since) and (until is None or h["from"] <= until)):
+                h["promotion"] = {"until": until, "url": url}
+    return hist
+
+
 def deprecations(notices):
     """model id -> (announced, shutdown, source); the newest notice of a model wins."""
     out = {}
