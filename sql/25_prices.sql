@@ -24,10 +24,11 @@ as $$
 $$;
 
 -- api._price_fields(...): the fields of a price row as served, standard or
--- conditional.
+-- conditional; `promotion` is {until, url} of a promotional price, else null.
 create function api._price_fields(
     p_channel pricing.channel, p_component text, p_tier pricing.service_tier, p_usd numeric,
-    p_valid_from date, p_valid_to date, p_verified timestamptz, p_source text, p_as_of timestamptz
+    p_valid_from date, p_valid_to date, p_verified timestamptz, p_source text,
+    p_promotion jsonb, p_as_of timestamptz
 )
 returns jsonb
 language sql stable
@@ -42,7 +43,8 @@ as $$
         'valid_to', p_valid_to,
         'last_verified_at', api._ts(p_verified),
         'is_stale', api._is_stale(p_verified, p_as_of),
-        'source', p_source)
+        'source', p_source,
+        'promotion', p_promotion)
 $$;
 
 -- api._price_row(price, as_of): one price row as served.
@@ -51,23 +53,32 @@ returns jsonb
 language sql stable
 as $$
     select api._price_fields(p.channel, p.component::text, p.tier, p.usd_per_1m, p.valid_from,
-                             p.valid_to, p.last_verified_at, p.source, p_as_of)
+                             p.valid_to, p.last_verified_at, p.source, p.promotion, p_as_of)
+$$;
+
+-- api._condition(above_input_tokens, cache_ttl): the condition of a
+-- conditional rate as served, on its row and on its price events;
+-- reprices_whole_request says that the threshold is on the whole request
+-- (every token of a request over it is priced at this tier's rates).
+create function api._condition(p_above_input_tokens integer, p_cache_ttl text)
+returns jsonb
+language sql immutable
+as $$
+    select jsonb_build_object(
+        'above_input_tokens', p_above_input_tokens,
+        'cache_ttl', p_cache_ttl,
+        'reprices_whole_request', p_above_input_tokens is not null)
 $$;
 
 -- api._conditional_price_row(price, as_of): one conditional rate as served:
--- the fields of a price row plus its condition; reprices_whole_request says
--- that the threshold is on the whole request (every token of a request over
--- it is priced at this tier's rates).
+-- the fields of a price row plus its condition.
 create function api._conditional_price_row(c pricing.conditional_prices, p_as_of timestamptz)
 returns jsonb
 language sql stable
 as $$
     select api._price_fields(c.channel, c.component, c.tier, c.usd_per_1m, c.valid_from,
-                             c.valid_to, c.last_verified_at, c.source, p_as_of)
-           || jsonb_build_object(
-               'above_input_tokens', c.above_input_tokens,
-               'cache_ttl', c.cache_ttl,
-               'reprices_whole_request', c.above_input_tokens is not null)
+                             c.valid_to, c.last_verified_at, c.source, c.promotion, p_as_of)
+           || api._condition(c.above_input_tokens, c.cache_ttl)
 $$;
 
 -- api._component_rank(component): the spec's order of components, cache
@@ -80,24 +91,25 @@ as $$
 $$;
 
 -- api._rates(day, models): every rate of `models` in effect on `day` in one
--- shape: the standard price rows (no condition) and the conditional rates.
+-- shape: the standard price rows (no condition) and the conditional rates,
+-- each with its promotion (null on a regular price).
 -- Plain SQL so that it is inlined and reads the models' rows by index.
 create function api._rates(p_day date, p_models text [])
 returns table (
     model_id text, channel pricing.channel, component text, tier pricing.service_tier,
     above_input_tokens integer, cache_ttl text, usd_per_1m numeric, valid_from date,
-    valid_to date, last_verified_at timestamptz, source text
+    valid_to date, last_verified_at timestamptz, source text, promotion jsonb
 )
 language sql stable
 as $$
     select p.model_id, p.channel, p.component::text, p.tier, null::integer, null::text,
-           p.usd_per_1m, p.valid_from, p.valid_to, p.last_verified_at, p.source
+           p.usd_per_1m, p.valid_from, p.valid_to, p.last_verified_at, p.source, p.promotion
     from pricing.prices as p
     where p.model_id = any (p_models)
       and p.valid_from <= p_day and (p.valid_to is null or p.valid_to > p_day)
     union all
     select c.model_id, c.channel, c.component, c.tier, c.above_input_tokens, c.cache_ttl,
-           c.usd_per_1m, c.valid_from, c.valid_to, c.last_verified_at, c.source
+           c.usd_per_1m, c.valid_from, c.valid_to, c.last_verified_at, c.source, c.promotion
     from pricing.conditional_prices as c
     where c.model_id = any (p_models)
       and c.valid_from <= p_day and (c.valid_to is null or c.valid_to > p_day)

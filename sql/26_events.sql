@@ -9,7 +9,8 @@
 -- history_summary, given the name of its model and the as_of of its publish
 -- (the caller joins pricing.models and pricing.publishes, so that this is
 -- inlined). Prices in old_value/new_value are decimal strings in USD per 1M
--- tokens (unit says so).
+-- tokens (unit says so); `condition` is the condition of a conditional rate's
+-- price event (api._condition), null on every other event.
 create function api._event_item(e pricing.events, p_model_name text, p_published_at timestamptz)
 returns jsonb
 language sql stable
@@ -23,6 +24,7 @@ as $$
         'channel', e.channel,
         'component', e.component,
         'tier', e.tier,
+        'condition', e.condition,
         'old_value', e.old_value,
         'new_value', e.new_value,
         'unit', case

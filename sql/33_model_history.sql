@@ -1,12 +1,52 @@
+-- api._history_spans(model, channel, component, first_day, last_day): the
+-- price series of a model for the daily history: every standard rate
+-- (condition null) and conditional rate (its condition) with its price,
+-- each row's [valid_from, valid_to) clipped to first_day..last_day (rows
+-- outside it are left out), and the keys the points are ordered by:
+-- component_rank (the spec's order, cache writes last), above_key (0 for no
+-- threshold) and ttl_key ('' for none). Component 'all' is null here; a
+-- cache write is listed only then.
+create function api._history_spans(
+    p_id text, p_channel text, p_component text, p_first_day date, p_last_day date
+)
+returns table (
+    channel pricing.channel, component text, tier pricing.service_tier, condition jsonb,
+    usd_per_1m numeric, component_rank integer, above_key integer, ttl_key text,
+    first_day date, last_day date
+)
+language sql stable
+as $$
+    select r.channel, r.component, r.tier, r.condition, r.usd_per_1m,
+           api._component_rank(r.component), r.above_key, r.ttl_key,
+           greatest(r.valid_from, p_first_day),
+           least(coalesce(r.valid_to - 1, p_last_day), p_last_day)
+    from (
+        select p.channel, p.component::text as component, p.tier, null::jsonb as condition,
+               p.usd_per_1m, 0 as above_key, '' as ttl_key, p.valid_from, p.valid_to
+        from pricing.prices as p
+        where p.model_id = p_id
+        union all
+        select c.channel, c.component, c.tier, api._condition(c.above_input_tokens, c.cache_ttl),
+               c.usd_per_1m, coalesce(c.above_input_tokens, 0), coalesce(c.cache_ttl, ''),
+               c.valid_from, c.valid_to
+        from pricing.conditional_prices as c
+        where c.model_id = p_id
+    ) as r
+    where (p_channel is null or r.channel::text = p_channel)
+      and (p_component is null or r.component = p_component)
+      and greatest(r.valid_from, p_first_day) <= least(coalesce(r.valid_to - 1, p_last_day), p_last_day)
+$$;
+
 -- api.model_history(id, component, channel, since, until, granularity, limit,
 -- cursor): GET /api/v1/models/{model_id}/history. Returns
 --   {"as_of", "publish", "data": {"model_id", "granularity", "since", "until", "items"}, "pagination"}.
 -- granularity 'changes': the published price change events of the model
 -- (price_change and price_change_scheduled), ordered by (effective_date, id)
--- ascending. granularity 'daily': one point per day and price series (channel,
--- component, tier) with the price in effect that day, ordered by
--- (date, channel, component, tier) ascending; days without a price in effect
--- have no point. since defaults to until - 365 days, until to today (UTC); with
+-- ascending; a conditional rate's event carries its condition. granularity
+-- 'daily': one point per day and price series (channel, component, tier,
+-- condition: standard rates and conditional ones, api._history_spans) with the
+-- price in effect that day, ordered by (date, channel, component, tier,
+-- condition) ascending; days without a price in effect have no point. since defaults to until - 365 days, until to today (UTC); with
 -- until omitted, 'changes' also lists scheduled (future-dated) changes.
 -- Errors: PRMNF unknown id (did_you_mean); PRNPD the model has no price rows at
 -- all for the channel / component asked for; PRWIN window over 365 days;
@@ -91,52 +131,37 @@ begin
         join pricing.models as m on m.id = (r.e).model_id
         join pricing.publishes as p on p.id = (r.e).publish_id;
     else
-        -- each price row covers [valid_from, valid_to); clip it to the window
-        with spans as (
-            select p.channel, p.component, p.tier, p.usd_per_1m,
-                   greatest(p.valid_from, v_window.lower) as first_day,
-                   least(coalesce(p.valid_to - 1, v_window.last_day), v_window.last_day) as last_day
-            from pricing.prices as p
-            where p.model_id = v_id
-              and (p_channel is null or p.channel::text = p_channel)
-              and (v_component is null or p.component::text = v_component)
-        )
-        select coalesce(sum(greatest(0, s.last_day - s.first_day + 1)), 0) into v_total
-        from spans as s;
+        select coalesce(sum(s.last_day - s.first_day + 1), 0) into v_total
+        from api._history_spans(v_id, p_channel, v_component, v_window.lower, v_window.last_day) as s;
 
-        with spans as (
-            select p.channel, p.component, p.tier, p.usd_per_1m,
-                   greatest(p.valid_from, v_window.lower, (v_key ->> 0)::date) as first_day,
-                   least(coalesce(p.valid_to - 1, v_window.last_day), v_window.last_day) as last_day
-            from pricing.prices as p
-            where p.model_id = v_id
-              and (p_channel is null or p.channel::text = p_channel)
-              and (v_component is null or p.component::text = v_component)
-        ),
         -- A span's (limit + 1)-th day is preceded by its own earlier days, so
         -- no span needs more days than that for one page.
-        points as (
-            select d::date as day, s.channel, s.component, s.tier, s.usd_per_1m
-            from spans as s
+        with points as (
+            select d::date as day, s.*
+            from api._history_spans(v_id, p_channel, v_component,
+                                    greatest(v_window.lower, (v_key ->> 0)::date),
+                                    v_window.last_day) as s
             cross join lateral generate_series(s.first_day, least(s.last_day, s.first_day + p_limit),
                                                interval '1 day') as d
-            where s.first_day <= s.last_day
         )
         select coalesce(jsonb_agg(jsonb_build_object('date', r.day, 'channel', r.channel, 'component', r.component,
                                                      'tier', r.tier, 'usd_per_1m', api._dec(r.usd_per_1m),
-                                                     'unit', 'usd_per_1m_tokens') order by r.n)
+                                                     'unit', 'usd_per_1m_tokens', 'condition', r.condition)
+                                  order by r.n)
                             filter (where r.n <= p_limit), '[]'::jsonb),
-               jsonb_agg(jsonb_build_array(r.day, r.channel, r.component, r.tier)) filter (where r.n = p_limit) -> 0,
+               jsonb_agg(jsonb_build_array(r.day, r.channel, r.component_rank, r.tier, r.above_key, r.ttl_key))
+                   filter (where r.n = p_limit) -> 0,
                count(*) > p_limit
         into v_items, v_last, v_more
         from (
-            select pt.*, row_number() over (order by pt.day, pt.channel, pt.component, pt.tier) as n
+            select pt.*, row_number() over (order by pt.day, pt.channel, pt.component_rank, pt.tier,
+                                                     pt.above_key, pt.ttl_key) as n
             from points as pt
             where v_key is null
-               or (pt.day, pt.channel, pt.component, pt.tier)
-                  > ((v_key ->> 0)::date, (v_key ->> 1)::pricing.channel,
-                     (v_key ->> 2)::pricing.component, (v_key ->> 3)::pricing.service_tier)
-            order by pt.day, pt.channel, pt.component, pt.tier
+               or (pt.day, pt.channel, pt.component_rank, pt.tier, pt.above_key, pt.ttl_key)
+                  > ((v_key ->> 0)::date, (v_key ->> 1)::pricing.channel, (v_key ->> 2)::integer,
+                     (v_key ->> 3)::pricing.service_tier, (v_key ->> 4)::integer, v_key ->> 5)
+            order by pt.day, pt.channel, pt.component_rank, pt.tier, pt.above_key, pt.ttl_key
             limit p_limit + 1
         ) as r;
     end if;

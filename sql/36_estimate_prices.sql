@@ -103,7 +103,8 @@ begin
                    'cache_ttl', x.cache_ttl,
                    'usd_per_1m', api._dec(x.usd_per_1m),
                    'source', x.source,
-                   'last_verified_at', api._ts(x.last_verified_at))
+                   'last_verified_at', api._ts(x.last_verified_at),
+                   'promotion', x.promotion)
                    order by x.tier, api._component_rank(x.component),
                             x.above_input_tokens nulls first, x.cache_ttl nulls first),
                    '[]'::jsonb) as rates

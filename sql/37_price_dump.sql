@@ -3,7 +3,8 @@
 -- effect on the served publish's day: one line per model, channel, component,
 -- tier and condition (above_input_tokens, cache_ttl: both empty on a standard
 -- price row), with canonical model ids and prices as exact decimals in USD per
--- 1M tokens. Ordering: model_id, channel, component, tier (the spec's orders
+-- 1M tokens; promotional (true/false) and promotion_until (the last day of a
+-- promotional price where the provider names one, else empty). Ordering: model_id, channel, component, tier (the spec's orders
 -- of channels and components, cache_write last), then above_input_tokens and
 -- cache_ttl, empty first. Errors: PRNOD nothing published yet.
 create function api._csv(p_value text)
@@ -25,14 +26,16 @@ returns text
 language sql stable
 as $$
     select 'model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,'
-           || 'valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl' || E'\r\n'
+           || 'valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,'
+           || 'promotional,promotion_until' || E'\r\n'
            || coalesce((
                select string_agg(concat_ws(',',
                           api._csv(p.model_id), api._csv(m.provider), api._csv(m.name),
                           p.channel, p.component, p.tier, api._dec(p.usd_per_1m), p.valid_from,
                           coalesce(p.valid_to::text, ''), api._ts(p.last_verified_at),
                           api._is_stale(p.last_verified_at, p_as_of)::text, api._csv(p.source),
-                          coalesce(p.above_input_tokens::text, ''), coalesce(p.cache_ttl, ''))
+                          coalesce(p.above_input_tokens::text, ''), coalesce(p.cache_ttl, ''),
+                          (p.promotion is not null)::text, coalesce(p.promotion ->> 'until', ''))
                           || E'\r\n',
                           '' order by p.model_id, p.channel, api._component_rank(p.component), p.tier,
                                       p.above_input_tokens nulls first, p.cache_ttl nulls first)

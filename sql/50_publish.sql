@@ -48,6 +48,8 @@ begin
         source text not null,
         -- the source releases that show this step (null: not given)
         sources jsonb,
+        -- {"until", "url"} of a promotional price, null on a regular one
+        promotion jsonb,
         primary key (model_id, channel, component, tier, valid_from)
     ) on commit drop;
     -- conditional rates (docs/snapshot-format.md, conditional_prices): the
@@ -103,12 +105,13 @@ $$;
 -- magnitude: |ln(new/old)| / ln 2 capped at 1 (a halving or doubling is full
 -- size; from or to zero is full size); +0.10 when the price rises; plus 0.35 x
 -- the model's prominence; all scaled by channel (official 1, others 0.8),
--- component (cached_input 0.7), tier (standard 1, others 0.8) and
--- corroboration (three or more sources 1, two 0.9, one or unknown 0.7).
+-- component (cached_input and cache_write 0.7), tier (standard 1, others
+-- 0.8), condition (a conditional rate 0.6: it prices only the requests or
+-- tokens its condition covers) and corroboration (three or more sources 1,
+-- two 0.9, one or unknown 0.7).
 create function publish.price_significance(
-    old_price numeric, new_price numeric, p_channel pricing.channel,
-    p_component pricing.component, p_tier pricing.service_tier, prominence numeric,
-    corroboration integer
+    old_price numeric, new_price numeric, p_channel pricing.channel, p_component text,
+    p_tier pricing.service_tier, p_condition jsonb, prominence numeric, corroboration integer
 )
 returns smallint
 language sql immutable
@@ -119,8 +122,9 @@ as $$
            + (case when new_price > old_price then 0.10 else 0 end)
            + 0.35 * prominence)
         * (case when p_channel = 'official' then 1 else 0.8 end)
-        * (case when p_component = 'cached_input' then 0.7 else 1 end)
+        * (case when p_component in ('cached_input', 'cache_write') then 0.7 else 1 end)
         * (case when p_tier = 'standard' then 1 else 0.8 end)
+        * (case when p_condition is null then 1 else 0.6 end)
         * (case when corroboration >= 3 then 1 when corroboration = 2 then 0.9 else 0.7 end))))::smallint
 $$;
 
@@ -339,32 +343,55 @@ begin
         model_id = excluded.model_id, kind = excluded.kind, channel = excluded.channel
     where (a.model_id, a.kind, a.channel) is distinct from (excluded.model_id, excluded.kind, excluded.channel);
 
-    -- Price steps that are new: no published row has the same series, start and price.
+    -- Price steps that are new: no published row has the same series, start
+    -- and price. A series is a standard rate (condition null) or a conditional
+    -- one (its condition, as the card shows it); both emit price events alike.
     insert into pricing.events (
         publish_id, event_type, model_id, provider, channel, component, tier, old_value,
-        new_value, significance, effective_date, detail
+        new_value, significance, effective_date, detail, condition
+    )
+    with staged as (
+        select s.model_id, s.channel, s.component::text as component, s.tier, s.usd_per_1m,
+               s.valid_from, s.valid_to, s.source, s.sources, null::jsonb as condition
+        from stage_prices as s
+        union all
+        select s.model_id, s.channel, s.component, s.tier, s.usd_per_1m, s.valid_from,
+               s.valid_to, s.source, s.sources, api._condition(s.above_input_tokens, s.cache_ttl)
+        from stage_conditional_prices as s
+    ),
+    published as (
+        select x.model_id, x.channel, x.component::text as component, x.tier, x.usd_per_1m,
+               x.valid_from, null::jsonb as condition
+        from pricing.prices as x
+        union all
+        select x.model_id, x.channel, x.component, x.tier, x.usd_per_1m, x.valid_from,
+               api._condition(x.above_input_tokens, x.cache_ttl)
+        from pricing.conditional_prices as x
     )
     select v_publish,
            case when r.valid_from > v_today then 'price_change_scheduled' else 'price_change' end::pricing.event_type,
            r.model_id, m.provider, r.channel, r.component, r.tier,
            trim_scale(q.usd_per_1m)::text, trim_scale(r.usd_per_1m)::text,
            publish.price_significance(q.usd_per_1m, r.usd_per_1m, r.channel, r.component, r.tier,
-                                      p.prominence, c.corroboration),
+                                      r.condition, p.prominence, c.corroboration),
            r.valid_from,
            jsonb_build_object('source', r.source, 'sources', r.sources,
-                              'corroboration', c.corroboration)
-    from stage_prices as r
-    join stage_prices as q
+                              'corroboration', c.corroboration),
+           r.condition
+    from staged as r
+    join staged as q
       on (q.model_id, q.channel, q.component, q.tier) = (r.model_id, r.channel, r.component, r.tier)
+     and q.condition is not distinct from r.condition
      and q.valid_to = r.valid_from
     join stage_models as m on m.id = r.model_id
     join stage_prominence as p on p.id = r.model_id
     cross join lateral (select publish.corroboration(r.sources, p_sources) as corroboration) as c
     where q.usd_per_1m <> r.usd_per_1m
       and not exists (
-          select from pricing.prices as x
+          select from published as x
           where (x.model_id, x.channel, x.component, x.tier, x.valid_from, x.usd_per_1m)
-              = (r.model_id, r.channel, r.component, r.tier, r.valid_from, r.usd_per_1m));
+              = (r.model_id, r.channel, r.component, r.tier, r.valid_from, r.usd_per_1m)
+            and x.condition is not distinct from r.condition);
 
     -- Replace the rows of every staged series that differ from the stage.
     with gone as (
@@ -383,20 +410,22 @@ begin
     with added as (
         insert into pricing.prices as x (
             model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
-            last_verified_at, source, published_in
+            last_verified_at, source, promotion, published_in
         )
         select s.model_id, s.channel, s.component, s.tier, s.usd_per_1m, s.valid_from, s.valid_to,
-               s.last_verified_at, s.source, v_publish
+               s.last_verified_at, s.source, s.promotion, v_publish
         from stage_prices as s
         on conflict (model_id, channel, component, tier, valid_from) do update set
-            last_verified_at = excluded.last_verified_at, source = excluded.source
-        where (x.last_verified_at, x.source) is distinct from (excluded.last_verified_at, excluded.source)
+            last_verified_at = excluded.last_verified_at, source = excluded.source,
+            promotion = excluded.promotion
+        where (x.last_verified_at, x.source, x.promotion)
+              is distinct from (excluded.last_verified_at, excluded.source, excluded.promotion)
         returning (xmax = 0) as inserted
     )
     select count(*) filter (where inserted) into v_rows_inserted from added;
 
     -- Conditional rates: the same replacement, a series being its model,
-    -- channel, component, tier and condition. They emit no events.
+    -- channel, component, tier and condition (their events are above).
     with gone as (
         delete from pricing.conditional_prices as x
         where exists (
@@ -417,14 +446,17 @@ begin
     with added as (
         insert into pricing.conditional_prices as x (
             model_id, channel, component, tier, above_input_tokens, cache_ttl, usd_per_1m,
-            valid_from, valid_to, last_verified_at, source, published_in
+            valid_from, valid_to, last_verified_at, source, promotion, published_in
         )
         select s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl,
-               s.usd_per_1m, s.valid_from, s.valid_to, s.last_verified_at, s.source, v_publish
+               s.usd_per_1m, s.valid_from, s.valid_to, s.last_verified_at, s.source, s.promotion,
+               v_publish
         from stage_conditional_prices as s
         on conflict (model_id, channel, component, tier, above_input_tokens, cache_ttl, valid_from)
-        do update set last_verified_at = excluded.last_verified_at, source = excluded.source
-        where (x.last_verified_at, x.source) is distinct from (excluded.last_verified_at, excluded.source)
+        do update set last_verified_at = excluded.last_verified_at, source = excluded.source,
+                      promotion = excluded.promotion
+        where (x.last_verified_at, x.source, x.promotion)
+              is distinct from (excluded.last_verified_at, excluded.source, excluded.promotion)
         returning (xmax = 0) as inserted
     )
     select count(*) filter (where inserted) into v_conditional_inserted from added;

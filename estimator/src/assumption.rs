@@ -72,10 +72,13 @@ pub enum Assumption {
     /// The service tier asked for has no published rates on the model's channel: the non-batch
     /// share billed at standard rates (`no_service_tier_price`).
     NoServiceTierPrice,
+    /// A rate picked for the model is promotional: the cost holds until the promotion ends
+    /// (`promotional_rate`; the row's `rates[].promotion.until`).
+    PromotionalRate,
 }
 
 /// The price assumptions in the order they are listed; the index is the flag bit.
-const PRICE_ASSUMPTIONS: [Assumption; 14] = [
+const PRICE_ASSUMPTIONS: [Assumption; 15] = [
     Assumption::NoCachedInputPrice,
     Assumption::CachedInputPriceCapped,
     Assumption::NoBatchPrice,
@@ -90,6 +93,7 @@ const PRICE_ASSUMPTIONS: [Assumption; 14] = [
     Assumption::BatchCacheWritePriceCapped,
     Assumption::ContextTierRates,
     Assumption::NoServiceTierPrice,
+    Assumption::PromotionalRate,
 ];
 
 impl Assumption {
@@ -114,6 +118,7 @@ impl Assumption {
             Assumption::BatchCacheWritePriceCapped => "batch_cache_write_price_capped",
             Assumption::ContextTierRates => "context_tier_rates",
             Assumption::NoServiceTierPrice => "no_service_tier_price",
+            Assumption::PromotionalRate => "promotional_rate",
         }
     }
 
@@ -166,6 +171,7 @@ impl Assumption {
             Assumption::BatchCacheWritePriceCapped => 11,
             Assumption::ContextTierRates => 12,
             Assumption::NoServiceTierPrice => 13,
+            Assumption::PromotionalRate => 14,
         };
         Some(1 << bit)
     }
@@ -253,6 +259,10 @@ impl fmt::Display for Assumption {
             Assumption::NoServiceTierPrice => f.write_str(
                 "no rates published for the service tier asked: the non-batch share billed at \
                  standard rates",
+            ),
+            Assumption::PromotionalRate => f.write_str(
+                "a rate of the model's card on this tier is promotional: the cost holds until the \
+                 promotion ends (rates[].promotion.until)",
             ),
         }
     }

@@ -95,7 +95,9 @@ pub use money::{
     MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money, write_money,
 };
 pub use preset::{Preset, RequestVolumes, UnknownPreset};
-pub use rates::{CacheTtl, Component, Conditions, Rate, RateCard, Selected, ServiceTier};
+pub use rates::{
+    CacheTtl, Component, Conditions, Promotion, Rate, RateCard, Selected, ServiceTier,
+};
 pub use report::{EstimateRow, Estimates, ModelInput, UnpriceableModel, estimate_models};
 pub use rust_decimal::Decimal;
 pub use usage::{Bill, LineItem, USAGE_FORMATS, UsageError, UsageTokens, bill, read_usage};

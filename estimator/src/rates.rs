@@ -144,6 +144,19 @@ pub struct Rate {
     /// The source release that shows it (`litellm 1.109.1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The provider states the rate is promotional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promotion: Option<Promotion>,
+}
+
+/// A promotional (introductory) rate: the last day it applies where the provider names one, and
+/// the provider's page that says so.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Promotion {
+    /// The last day (`YYYY-MM-DD`) the rate applies; `None`: no end stated.
+    pub until: Option<String>,
+    /// The provider's page.
+    pub url: String,
 }
 
 /// The conditions a request was billed under: what [`RateCard::select`] chose.
@@ -158,6 +171,9 @@ pub struct Conditions {
     /// The service tier asked for had no published rates, so standard rates were used.
     #[serde(skip)]
     pub service_tier_missing: bool,
+    /// A rate picked is promotional (its `promotion` says until when).
+    #[serde(skip)]
+    pub promotional: bool,
 }
 
 /// The rates picked for one request size: for each component, the rate that bills it on the
@@ -236,6 +252,11 @@ impl RateCard {
         let tier = if missing { ServiceTier::Standard } else { tier };
         let (interactive, threshold) = self.tier_rates(tier, input_tokens, ttl);
         let (batch, _) = self.tier_rates(ServiceTier::Batch, input_tokens, ttl);
+        let promotional = interactive
+            .iter()
+            .chain(&batch)
+            .flatten()
+            .any(|r| r.promotion.is_some());
         Selected {
             interactive,
             batch,
@@ -244,6 +265,7 @@ impl RateCard {
                 above_input_tokens: threshold,
                 cache_ttl: ttl,
                 service_tier_missing: missing,
+                promotional,
             },
         }
     }
@@ -299,6 +321,7 @@ mod tests {
             cache_ttl: ttl,
             usd_per_1m: usd.parse().expect("a decimal"),
             source: Some("litellm 1.109.1".into()),
+            promotion: None,
         }
     }
 
@@ -405,6 +428,28 @@ mod tests {
                 .to_string(),
             "1.5"
         );
+    }
+
+    #[test]
+    fn a_promotional_rate_marks_the_conditions_and_keeps_its_end() {
+        // Gemini 3.7 Flash on Google's API: "an introductory price of $0.75/1M input tokens and
+        // $3.75/1M output tokens ... Introductory pricing expires on December 31, 2026"
+        let json = r#"[
+            {"component": "input", "tier": "standard", "usd_per_1m": "0.75",
+             "promotion": {"until": "2026-12-31", "url": "https://ai.google.dev/gemini-api/docs/latest-model"}},
+            {"component": "output", "tier": "standard", "usd_per_1m": "3.75",
+             "promotion": {"until": "2026-12-31", "url": "https://ai.google.dev/gemini-api/docs/latest-model"}}]"#;
+        let card: RateCard = serde_json::from_str(json).expect("a rate card");
+        let picked = card.select(1_000, ServiceTier::Standard, CacheTtl::FiveMinutes);
+        assert!(picked.conditions.promotional);
+        let input = picked.interactive(Component::Input).expect("input");
+        assert_eq!(
+            input.promotion.as_ref().and_then(|p| p.until.as_deref()),
+            Some("2026-12-31")
+        );
+        let regular = gemini_25_pro();
+        let picked = regular.select(1_000, ServiceTier::Standard, CacheTtl::FiveMinutes);
+        assert!(!picked.conditions.promotional);
     }
 
     #[test]

@@ -73,6 +73,8 @@ impl ModelInput {
                 .add_if(c.above_input_tokens.is_some(), Assumption::ContextTierRates);
             cost.assumptions
                 .add_if(c.service_tier_missing, Assumption::NoServiceTierPrice);
+            cost.assumptions
+                .add_if(c.promotional, Assumption::PromotionalRate);
         }
         Ok((prices, conditions, cost))
     }

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::money::serde_helpers;
-use crate::rates::{CacheTtl, Component, Rate, RateCard, ServiceTier};
+use crate::rates::{CacheTtl, Component, Promotion, Rate, RateCard, ServiceTier};
 
 /// The usage formats read, by name.
 pub const USAGE_FORMATS: &str = "otel, openai, anthropic, gemini";
@@ -259,6 +259,9 @@ pub struct LineItem {
     /// their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<&'static str>,
+    /// The rate is promotional: until when, and the provider's page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub promotion: Option<Promotion>,
 }
 
 /// The bill of one usage record.
@@ -304,6 +307,7 @@ pub fn bill(card: &RateCard, tokens: UsageTokens, tier: ServiceTier) -> Option<B
             cache_ttl: rate.cache_ttl,
             source: rate.source.clone(),
             fallback,
+            promotion: rate.promotion.clone(),
         });
     };
     let no_write = "no cache-write rate published: billed at the input rate";
@@ -358,6 +362,7 @@ mod tests {
             cache_ttl: ttl,
             usd_per_1m: usd.parse().expect("decimal"),
             source: Some("litellm 1.109.1".into()),
+            promotion: None,
         }
     }
 

@@ -13,7 +13,7 @@ use pricing::publish::snapshot::Snapshot;
 use pricing::publish::{self, Options, PublishError};
 use serde_json::{Value, json};
 
-use crate::helpers::{TestDb, data_app, publish_at};
+use crate::helpers::{TestDb, data_app, items, publish_at};
 
 const VERIFIED: &str = "2026-11-12T00:00:00Z";
 const SOURCE: &str = "litellm 1.109.1";
@@ -68,6 +68,15 @@ fn conditional_rows() -> Vec<Value> {
 
 /// The snapshot, generated on `day`, with `conditional_prices` when given.
 fn snapshot(day: &str, conditional_prices: Option<Vec<Value>>) -> Snapshot {
+    parse(&snapshot_doc(day, conditional_prices))
+}
+
+fn parse(doc: &Value) -> Snapshot {
+    Snapshot::from_bytes(&serde_json::to_vec(doc).expect("json")).expect("parses")
+}
+
+/// The snapshot document of `snapshot`, to add rows to.
+fn snapshot_doc(day: &str, conditional_prices: Option<Vec<Value>>) -> Value {
     let model = |id: &str, provider: &str, name: &str, inputs: Value, context, output, launch| {
         json!({"id": id, "provider": provider, "name": name, "modality": "text",
                "input_modalities": inputs, "output_modalities": ["text"], "status": "active",
@@ -100,7 +109,7 @@ fn snapshot(day: &str, conditional_prices: Option<Vec<Value>>) -> Snapshot {
     if let Some(rows) = conditional_prices {
         doc["conditional_prices"] = Value::from(rows);
     }
-    Snapshot::from_bytes(&serde_json::to_vec(&doc).expect("json")).expect("parses")
+    doc
 }
 
 /// A database with the snapshot of 2026-11-12 published.
@@ -228,10 +237,11 @@ async fn the_csv_dump_has_a_line_per_conditional_rate_with_its_condition() {
     assert_eq!(
         lines[0],
         "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,\
-         valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl"
+         valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,promotional,\
+         promotion_until"
     );
     let line = |id: &str, provider: &str, name: &str, rest: &str| {
-        format!("{id},{provider},{name},official,{rest}")
+        format!("{id},{provider},{name},official,{rest},false,")
     };
     let claude = |rest: &str| line(CLAUDE, "anthropic", "Claude Sonnet 4.5", rest);
     let gemini = |rest: &str| line(GEMINI, "google", "Gemini 2.5 Pro", rest);
@@ -371,7 +381,16 @@ async fn a_bad_conditional_row_rejects_the_whole_snapshot_and_the_last_publish_s
         None,
     ));
     rows.push(conditional(CLAUDE, "input", "2025-09-29", "3", None, None));
-    let later = snapshot("2026-11-13", Some(rows));
+    let mut doc = snapshot_doc("2026-11-13", Some(rows));
+    // a promotion that ends before its step begins, and one on a step with no price
+    doc["prices"][3]["history"][0]["promotion"] =
+        json!({"until": "2025-01-01", "url": "https://ai.google.dev/gemini-api/docs/pricing"});
+    doc["prices"][4]["history"]
+        .as_array_mut()
+        .expect("history")
+        .push(json!({"from": "2026-01-01", "price": null,
+                     "promotion": {"until": null, "url": "https://ai.google.dev/gemini-api/docs/pricing"}}));
+    let later = parse(&doc);
     let err = publish::publish(
         &mut db.client().await,
         &later,
@@ -389,8 +408,16 @@ async fn a_bad_conditional_row_rejects_the_whole_snapshot_and_the_last_publish_s
         .iter()
         .map(|r| (r.row.as_str(), r.reason.as_str()))
         .collect();
-    assert_eq!(named.len(), 4, "{named:?}");
+    assert_eq!(named.len(), 6, "{named:?}");
     for (row, reason) in [
+        (
+            "prices: google:gemini-2.5-pro official input standard from 2025-06-17",
+            "promotion.until 2025-01-01 is before the step's day 2025-06-17",
+        ),
+        (
+            "prices: google:gemini-2.5-pro official output standard from 2026-01-01",
+            "a promotion needs a price; leave it out on a null step",
+        ),
         (
             "conditional_prices: google:gemini-2.5-pro official reasoning standard above 200000",
             "unknown component `reasoning` (one of input, output, cached_input, cache_write)",
@@ -473,5 +500,155 @@ async fn mcp_pricing_get_model_returns_the_conditional_rates_like_rest() {
     assert_eq!(
         result["structured"]["data"]["pricing"]["conditional"][1]["usd_per_1m"],
         "15"
+    );
+}
+
+const HAIKU: &str = "anthropic:claude-3-5-haiku-20241022";
+
+/// A series of two steps: `old` from `from`, `new` from `to`.
+fn moved(mut row: Value, to: &str, new: &str) -> Value {
+    row["history"]
+        .as_array_mut()
+        .expect("history")
+        .push(json!({"from": to, "price": new}));
+    row
+}
+
+/// The snapshot with Claude 3.5 Haiku's cut of 2024-12-03 (Anthropic's "lowering the price of
+/// Claude 3.5 Haiku to $0.80 per million input tokens and $4 per million output tokens", post of
+/// that day at https://claude.com/blog/trainium2-and-distillation): input 1 -> 0.8, output 5 ->
+/// 4, cache reads 0.1 -> 0.08, and 5-minute cache writes, billed at 1.25x input, 1.25 -> 1.
+fn haiku_cut() -> Snapshot {
+    let mut doc = snapshot_doc("2026-11-12", Some(conditional_rows()));
+    doc["models"].as_array_mut().expect("models").push(json!({
+        "id": HAIKU, "provider": "anthropic", "name": "Claude Haiku 3.5", "modality": "text",
+        "input_modalities": ["text"], "output_modalities": ["text"], "status": "active",
+        "context_window": 200_000, "max_output_tokens": 8_192, "launch_date": "2024-11-04",
+        "deprecation_date": null, "retirement_date": null, "successor": null}));
+    let cut = "2024-12-03";
+    let prices = doc["prices"].as_array_mut().expect("prices");
+    for (component, old, new) in [
+        ("input", "1", "0.8"),
+        ("output", "5", "4"),
+        ("cached_input", "0.1", "0.08"),
+    ] {
+        prices.push(moved(series(HAIKU, component, "2024-11-04", old), cut, new));
+    }
+    doc["conditional_prices"]
+        .as_array_mut()
+        .expect("conditional")
+        .push(moved(
+            conditional(HAIKU, "cache_write", "2024-11-04", "1.25", None, Some("5m")),
+            cut,
+            "1",
+        ));
+    parse(&doc)
+}
+
+#[tokio::test]
+async fn a_conditional_rate_that_moves_has_its_own_price_event_and_daily_series() {
+    let db = TestDb::new().await;
+    let snapshot = haiku_cut();
+    publish_at(&db, &snapshot, snapshot.generated_at).await;
+    let app = data_app(&db).await;
+
+    // changes: the cache write's move is one event of its own, with its condition; the standard
+    // rates' events have none, and the conditional move weighs less than the input's
+    let history = app
+        .call(&format!(
+            "/api/v1/models/{HAIKU}/history?since=2024-11-01&until=2024-12-31"
+        ))
+        .await
+        .expect(200)
+        .json();
+    let events = items(&history);
+    let by = |component: &str| -> Value {
+        let found: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["component"] == component)
+            .collect();
+        assert_eq!(found.len(), 1, "one {component} event: {events:?}");
+        found[0].clone()
+    };
+    let write = by("cache_write");
+    assert_eq!(
+        (
+            &write["old_value"],
+            &write["new_value"],
+            &write["effective_date"]
+        ),
+        (&json!("1.25"), &json!("1"), &json!("2024-12-03"))
+    );
+    assert_eq!(
+        write["condition"],
+        json!({"above_input_tokens": null, "cache_ttl": "5m", "reprices_whole_request": false})
+    );
+    let input = by("input");
+    assert_eq!(input["condition"], Value::Null);
+    assert!(
+        write["significance"].as_i64() < input["significance"].as_i64(),
+        "a conditional rate's move weighs less: {write} {input}"
+    );
+    assert_eq!(events.len(), 4);
+
+    // the feed carries the same event, its condition included
+    let feed = app
+        .call("/api/v1/changes?since=2024-12-01&until=2024-12-31&event_type=price_change")
+        .await
+        .expect(200)
+        .json();
+    assert!(items(&feed).contains(&write), "the feed lists {write}");
+
+    // daily: the cache write is a series of its own beside the standard ones, read across pages
+    let base = format!(
+        "/api/v1/models/{HAIKU}/history?granularity=daily&since=2024-12-02&until=2024-12-03&limit=3"
+    );
+    let (mut points, mut url) = (Vec::new(), base.clone());
+    loop {
+        let body = app.call(&url).await.expect(200).json();
+        assert_eq!(body["pagination"]["total_count"], 8);
+        points.extend(items(&body).into_iter().map(|p| {
+            (
+                p["date"].as_str().expect("date").to_owned(),
+                p["component"].as_str().expect("component").to_owned(),
+                p["usd_per_1m"].as_str().expect("price").to_owned(),
+                p["condition"]["cache_ttl"].clone(),
+            )
+        }));
+        match body["pagination"]["next_cursor"].as_str() {
+            Some(c) => url = format!("{base}&cursor={c}"),
+            None => break,
+        }
+    }
+    let point = |day: &str, component: &str, price: &str, ttl: Value| {
+        (day.to_owned(), component.to_owned(), price.to_owned(), ttl)
+    };
+    assert_eq!(
+        points,
+        vec![
+            point("2024-12-02", "input", "1", Value::Null),
+            point("2024-12-02", "output", "5", Value::Null),
+            point("2024-12-02", "cached_input", "0.1", Value::Null),
+            point("2024-12-02", "cache_write", "1.25", json!("5m")),
+            point("2024-12-03", "input", "0.8", Value::Null),
+            point("2024-12-03", "output", "4", Value::Null),
+            point("2024-12-03", "cached_input", "0.08", Value::Null),
+            point("2024-12-03", "cache_write", "1", json!("5m")),
+        ]
+    );
+
+    // publishing the same snapshot again emits no event
+    let again = publish_at(
+        &db,
+        &snapshot,
+        snapshot.generated_at + time::Duration::hours(1),
+    )
+    .await;
+    assert_eq!(
+        db.scalar_i64("select count(*) from pricing.events where event_type = 'price_change'")
+            .await,
+        4,
+        "{:?}",
+        again.summary
     );
 }

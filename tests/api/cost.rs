@@ -255,3 +255,109 @@ async fn an_estimate_prices_context_tiers_cache_writes_and_service_tiers() {
     assert_eq!(row["applied_prices"]["input"], "3.5");
     assert_eq!(row["cost_per_month"]["total"], "17.500000");
 }
+
+#[tokio::test]
+async fn a_promotional_price_says_until_when_in_the_card_dump_estimate_and_cost() {
+    let (_db, app) = bundled().await;
+    // Google's page of 2026-08-13: "Gemini 3.7 Flash will be available at an introductory price
+    // of $0.75/1M input tokens and $3.75/1M output tokens ... Introductory pricing expires on
+    // December 31, 2026; after, $1.50/1M input tokens and $7.50/1M output tokens will apply."
+    let url = "https://ai.google.dev/gemini-api/docs/latest-model";
+    let promotion = json!({"until": "2026-12-31", "url": url});
+    let id = "google:gemini-3.7-flash";
+    let card = app
+        .call(&format!("/api/v1/models/{id}?include=pricing"))
+        .await
+        .expect(200)
+        .json();
+    let rows = |section: &str| -> Vec<(String, String, Value)> {
+        card["data"]["pricing"][section]
+            .as_array()
+            .expect(section)
+            .iter()
+            .filter(|r| r["channel"] == "official" && r["tier"] == "standard")
+            .map(|r| {
+                (
+                    r["component"].as_str().expect("component").to_owned(),
+                    r["usd_per_1m"].as_str().expect("price").to_owned(),
+                    r["promotion"].clone(),
+                )
+            })
+            .collect()
+    };
+    let row = |c: &str, p: &str, promo: &Value| (c.to_owned(), p.to_owned(), promo.clone());
+    assert_eq!(
+        rows("in_effect"),
+        [
+            row("input", "0.75", &promotion),
+            row("output", "3.75", &promotion),
+            // the page states no cache price: the cache read is no promotion
+            row("cached_input", "0.15", &Value::Null)
+        ]
+    );
+    assert_eq!(
+        rows("scheduled"),
+        [
+            row("input", "1.5", &Value::Null),
+            row("output", "7.5", &Value::Null)
+        ]
+    );
+
+    // OpenAI's changelog of 2026-08-21: "GPT-5.6 Sol's promotional pricing is available at least
+    // through November 21, 2026": promotional, no end named.
+    let sol = app
+        .call("/api/v1/models/openai:gpt-5.6-sol?include=pricing")
+        .await
+        .expect(200)
+        .json();
+    let input = sol["data"]["pricing"]["in_effect"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| {
+            r["channel"] == "official" && r["tier"] == "standard" && r["component"] == "input"
+        })
+        .expect("GPT-5.6 Sol's input")
+        .clone();
+    assert_eq!(
+        (&input["usd_per_1m"], &input["promotion"]["until"]),
+        (&json!("4"), &Value::Null)
+    );
+
+    let dump = app.call("/dumps/prices.csv").await.expect(200).text;
+    let line = dump
+        .split("\r\n")
+        .find(|l| {
+            l.starts_with(&format!("{id},google,")) && l.contains(",official,input,standard,")
+        })
+        .expect("the dump's line");
+    assert!(line.ends_with(",true,2026-12-31"), "{line}");
+
+    let estimate = app
+        .post_json(
+            "/api/v1/estimate",
+            &json!({"requests_per_month": 1000, "input_tokens_per_request": 1000,
+                    "output_tokens_per_request": 1000, "model_ids": [id]})
+            .to_string(),
+        )
+        .await
+        .expect(200)
+        .json();
+    let estimated = &estimate["data"]["estimates"][0];
+    assert_eq!(estimated["cost_per_month"]["total"], "4.500000");
+    assert!(
+        estimated["assumptions"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["code"] == "promotional_rate")),
+        "{estimated}"
+    );
+
+    let billed = cost(
+        &app,
+        &json!({"model_id": id, "at": "2026-11-20T12:00:00Z",
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 1000}}),
+    )
+    .await;
+    assert_eq!(billed["total"], "0.004500");
+    assert_eq!(billed["line_items"][0]["promotion"], promotion);
+}

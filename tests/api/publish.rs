@@ -345,20 +345,24 @@ async fn significance_weighs_size_direction_channel_prominence_and_corroboration
     // (docs/publishing.md).
     let row = select_row(
         &db,
-        "publish.price_significance(10, 5, 'official', 'input', 'standard', 1.0, 2),
-         publish.price_significance(1.00, 1.01, 'novita', 'input', 'standard', 0.0, 1),
-         publish.price_significance(10, 20, 'official', 'input', 'standard', 0.5, 2),
-         publish.price_significance(10, 5, 'official', 'input', 'standard', 0.5, 2),
-         publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, 2),
-         publish.price_significance(10, 2, 'openrouter', 'input', 'standard', 0.5, 1),
-         publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, 1),
-         publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, 3),
-         publish.price_significance(10, 2, 'official', 'input', 'standard', 0.5, null),
+        "publish.price_significance(10, 5, 'official', 'input', 'standard', null, 1.0, 2),
+         publish.price_significance(1.00, 1.01, 'novita', 'input', 'standard', null, 0.0, 1),
+         publish.price_significance(10, 20, 'official', 'input', 'standard', null, 0.5, 2),
+         publish.price_significance(10, 5, 'official', 'input', 'standard', null, 0.5, 2),
+         publish.price_significance(10, 2, 'official', 'input', 'standard', null, 0.5, 2),
+         publish.price_significance(10, 2, 'openrouter', 'input', 'standard', null, 0.5, 1),
+         publish.price_significance(10, 2, 'official', 'input', 'standard', null, 0.5, 1),
+         publish.price_significance(10, 2, 'official', 'input', 'standard', null, 0.5, 3),
+         publish.price_significance(10, 2, 'official', 'input', 'standard', null, 0.5, null),
          publish.corroboration('[\"genai-prices 0.2.3\", \"litellm 1.73.6\", \"litellm 1.74.12\"]', '[]'),
          publish.corroboration(null, '[]'),
          publish.corroboration('[\"litellm 1.73.6\", \"llmledger 0.2.0\"]',
                                '[{\"id\": \"litellm\"}, {\"id\": \"llmledger\", \"derived_from\": \"litellm\"}]'),
-         publish.corroboration('[\"litellm 1.73.6\", \"llmledger 0.2.0\"]', '[{\"id\": \"llmledger\"}]')",
+         publish.corroboration('[\"litellm 1.73.6\", \"llmledger 0.2.0\"]', '[{\"id\": \"llmledger\"}]'),
+         publish.price_significance(10, 2, 'official', 'input', 'standard',
+                                    '{\"above_input_tokens\": 200000}', 0.5, 2),
+         publish.price_significance(10, 2, 'official', 'cache_write', 'standard',
+                                    '{\"cache_ttl\": \"5m\"}', 0.5, 2)",
     )
     .await;
     let (flagship_cut, obscure_tick): (i16, i16) = (row.get(0), row.get(1));
@@ -385,6 +389,10 @@ async fn significance_weighs_size_direction_channel_prominence_and_corroboration
     let (derived, independent): (Option<i32>, Option<i32>) = (row.get(11), row.get(12));
     assert_eq!(derived, Some(1), "llmledger derives from litellm");
     assert_eq!(independent, Some(2));
+    // A conditional rate's move weighs 0.6 of the same move of a standard
+    // rate: 72.5 x 0.9 x 0.6; a cache write 0.7 more, like a cache read.
+    let (tier_move, write_move): (i16, i16) = (row.get(13), row.get(14));
+    assert_eq!((tier_move, write_move), (39, 27));
 
     // On real data: every event is scored 0-100.
     publish_fixture(&db, "snapshot-a.json").await;

@@ -31,6 +31,7 @@ from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai,
                      per_token_to_mtok)
 import events  # noqa: E402
 import evidence  # noqa: E402
+import limit_evidence  # noqa: E402
 from lifecycle import end_date, lifecycle  # noqa: E402
 import render  # noqa: E402
 import screen  # noqa: E402
@@ -311,7 +312,10 @@ class Builder:
         self.listed_now = set()    # models a source lists with a current price (before the screen)
         self.notices = evidence.load() if not as_of else evidence.known_by(evidence.load(), as_of)
         self.notice_prices = evidence.price_statements(self.notices)
-        self.notice_deprecations = evidence.deprecations(self.notices)
+        self.limit_notices = limit_evidence.load(as_of=as_of)
+        self.limit_statements = limit_evidence.statements(self.limit_notices)
+        self.notice_deprecations = evidence.deprecations(self.notices + self.limit_notices)
+        self.notice_promotions = evidence.promotions(self.notices)
 
     # -- loading -------------------------------------------------------------------------------
     def path(self, sid, version):
@@ -581,6 +585,12 @@ class Builder:
             steps, undone = screen.undone_moves(steps)
             if undone:
                 self.quarantine((ent, ch, f, None), screen.UNDONE, undone)
+            steps, dated, moved = limit_evidence.apply(steps, self.limit_statements.get((self.models[ent]["id"], f), []))
+            if moved:
+                self.quarantine((ent, ch, f, None), limit_evidence.REDATED, moved)
+            steps, undated = screen.undated_limits(steps, dated)
+            if undated:
+                self.quarantine((ent, ch, f, None), screen.LIMIT_UNDATED, undated)
             fields[f] = steps
         days = sorted({st.date for steps in fields.values() for st in steps if st.date >= min(starts)} | {min(starts)})
         out = []
@@ -1089,6 +1099,9 @@ class Builder:
             for k, e in rows:
                 dd = e.get("deprecation_date")
                 if isinstance(dd, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", dd):
+                    if screen.placeholder_shutdown(dd, self.releases[self.newest_release_of(k)][1]):
+                        self.left_out["litellm: shutdown date 10 or more years out: a placeholder, unknown"] += 1
+                        continue
                     shut = (dd, k)
                     break
         notice = self.notice_deprecations.get(meta["id"]) if ch == "official" else None
@@ -1388,6 +1401,8 @@ class Builder:
             hist += [{"from": st.date, "price": st.value} for st in s.get("future", [])[:1]]
         if not hist:
             return None
+        if len(key) == 4 and tier == "standard":
+            evidence.mark_promotions(hist, self.notice_promotions.get((model_id, ch, comp), ()))
         row = {"model": model_id, "channel": ch, "component": comp, "tier": tier, "history": hist,
                "last_verified_at": s["last_verified"] + "T00:00:00Z", "source": s["source"]}
         if len(key) > 4:
@@ -1422,8 +1437,8 @@ class Builder:
                         "license": s["license"], "released": rels[-1]["released"]})
             if s["id"] in screen.DERIVED_FROM:
                 out[-1]["derived_from"] = screen.DERIVED_FROM[s["id"]]
-        if self.notices:
-            out.append(evidence.source_block(self.notices))
+        if self.notices or self.limit_notices:
+            out.append(evidence.source_block(self.notices + self.limit_notices))
         return sorted(out, key=lambda x: x["id"])
 
     def stats(self, models, prices):

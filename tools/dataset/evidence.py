@@ -16,6 +16,10 @@ sources on what it states:
   of a price list the provider stated (`of`: DeepSeek's change log lists no change between its
   2025-09-05 list and the 2025-09-29 cut) shows that list in effect until the day before;
 - it corroborates the step in effect on its day when that step already shows its figure;
+- a figure the page states from its day (`dated`) that no source records within LATE_DAYS stands
+  from that day on a channel the notice covers while the channel sells the model: the sources'
+  earlier figure is stale from then on (Anthropic's "across all platforms" of 2024-12-03: Vertex
+  AI's rows of Claude 3.5 Haiku kept the old 1 / 5 until the shutdown);
 - it contradicts: a source step moving away from the notice's figure on a day the page shows that
   figure still in effect (after `effective`, up to `through`) is not an offer and is left out;
 - a deprecation notice sets the model's deprecation date (the announcement day) and the official
@@ -44,6 +48,7 @@ LATE_DAYS = 92
 
 REDATED = "dated or restated by the provider's own notice"
 CONTRADICTED = "contradicts the provider's own price list: not an offer"
+STALE = "stale after the provider's dated notice: no source records the figure it states"
 
 
 def load(path=PATH):
@@ -92,6 +97,33 @@ def price_statements(notices):
                 out[(c["model"], ch, c["component"])].append(
                     (n["effective"], n["through"], None, source_of(n), Decimal(1) - Decimal(n["cut_at_least"])))
     return {k: sorted(v, key=lambda x: x[:2]) for k, v in out.items()}
+
+
+def promotions(notices):
+    """(model id, channel, component) -> [(price, from, until, url)]: the prices a notice calls
+    promotional (introductory), with the day the promotion began where the page names one and the
+    last day it names (None: not named), on the notice's channels (official unless it names
+    them)."""
+    out = defaultdict(list)
+    for n in notices:
+        for ch in n.get("channels", ("official",)):
+            for p in n.get("promotions", ()):
+                out[(p["model"], ch, p["component"])].append(
+                    (Decimal(p["price"]), p.get("from"), p["until"], n["url"]))
+    return dict(out)
+
+
+def mark_promotions(hist, offers):
+    """Marks each history entry at a price a notice calls promotional (`offers`, from
+    `promotions`) that starts within the promotion (on or after its `from`, on or before its
+    `until`): `promotion` {until, url}. An entry at another price (the standard price after an
+    introductory one), or one that began before the promotion, stays regular."""
+    for h in hist:
+        for price, since, until, url in offers:
+            if (h["price"] is not None and Decimal(h["price"]) == price
+                    and (since is None or h["from"] >= since) and (until is None or h["from"] <= until)):
+                h["promotion"] = {"until": until, "url": url}
+    return hist
 
 
 def deprecations(notices):
@@ -162,6 +194,12 @@ def apply_prices(steps, statements):
             hit = steps[j]          # the sources' next step is this change, recorded late or rounded
             removed.append((REDATED, [Step(hit.date, hit.value, srcs=hit.srcs)]))
             hit.date, hit.value = day, figure
+        elif dated and i is not None and steps[i].value is not None:
+            # no source records the figure the page states from its day: the sources' figure in
+            # effect that day is stale from then on (the channel sells the model: a step is in effect)
+            removed.append((STALE, [Step(day, steps[i].value, srcs=steps[i].srcs)]))
+            hit = Step(day, figure)
+            steps.insert(j, hit)
         if hit is not None:
             hit.srcs = set(hit.srcs) | {src}
             was = shown.get((hit.date, hit.value))

@@ -25,7 +25,9 @@ def lifecycle(rows, gen, recorded, flagged):
     announced = []
     for s in off or [s for _ch, s in rows]:
         day = s.get("announced") or (recorded(s) if s.get("shutdown") else None)
-        if day:
+        # a shutdown first recorded after the day itself was not announced then: its day is
+        # not known
+        if day and not (s.get("shutdown") and day > s["shutdown"][0]):
             announced.append(day)
     retirement = None
     if not live:

@@ -7,9 +7,10 @@ Reads the snapshot (default data/snapshot.json.gz) and the quarantine report the
 beside it (quarantine.json), and prints: the events a first publish emits, per type, channel and
 source (as publish derives them: docs/publishing.md); the conditional rates (rows per tier, models
 per context threshold, cache-write duration and tier); the share of price changes that two or more
-sources show (corroborated); what each screen rule removed; the checks the history must pass (no
-uncorroborated move of 10x or more, none undone within 60 days, no current price after a
-shutdown, deprecation not after retirement, no launch before 2015); and coverage: the models any
+sources show (corroborated), and of the limit changes those a provider's own page dates; what
+each screen rule removed; the checks the history must pass (no uncorroborated move of 10x or
+more, none undone within 60 days, no current price after a shutdown, deprecation not after
+retirement, no launch before 2015); and coverage: the models any
 source lists with a current price on the nine channels against those served. Exits non-zero when
 a check fails. Standard library only.
 """
@@ -25,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from render import conditional_counts  # noqa: E402
 from series import days_between  # noqa: E402
-from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources  # noqa: E402
+from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources, placeholder_shutdown  # noqa: E402
 
 
 def source_ids(step):
@@ -80,6 +81,9 @@ def checks(snap):
         last = [x for x in p["history"] if x["from"] <= gen][-1:]
         if p["model"] in shut and last and last[0]["price"] is not None:
             bad.setdefault("current price of a retired model", []).append(f'{p["model"]} {p["channel"]}')
+        if any(placeholder_shutdown(x["from"], gen) for x in p["history"]):
+            bad.setdefault("a step 10 or more years after the snapshot (a placeholder date)", []).append(
+                f'{p["model"]} {p["channel"]} {p["component"]} {p["tier"]}')
     return bad
 
 
@@ -122,6 +126,9 @@ def main():
     share = f"{100 * corroborated / total:.1f}%" if total else "n/a"
     print(f"\ncorroborated price changes (two or more independent sources; llmledger counts as litellm): "
           f"{corroborated} of {total} ({share})")
+    limits = list(limit_events(snap, args.since))
+    dated = sum(1 for _m, entry in limits if "provider" in source_ids(entry))
+    print(f"limit changes dated by a provider's own page: {dated} of {len(limits)}")
 
     print("\nscreened out (quarantine.json), per rule: entries / steps")
     rules = Counter()
@@ -134,11 +141,18 @@ def main():
 
     # a snapshot without conditional_prices has no conditional rates
     cond = conditional_counts(snap.get("conditional_prices", []))
-    print(f"\nconditional rates (conditional_prices, no events): {cond['rows']} rows; per tier "
+    print(f"\nconditional rates (conditional_prices): {cond['rows']} rows; per tier "
           + ", ".join(f"{k} {v}" for k, v in cond["rows_by_tier"].items()))
     for kind, label in (("models_by_threshold", "context tier above N input tokens"),
                         ("models_by_cache_ttl", "cache write held for"), ("models_by_tier", "tier")):
         print(f"  models per {label}: " + (", ".join(f"{k}: {v}" for k, v in cond[kind].items()) or "none"))
+
+    promo = [(p["model"], h) for p in snap["prices"] for h in p["history"] if "promotion" in h]
+    print(f"\npromotional prices (a provider page calls them promotional): {len(promo)} entries, "
+          f"{len({m for m, _h in promo})} models; ending "
+          + (", ".join(f"{k or 'unstated'}: {v}" for k, v in
+                       sorted(Counter(h["promotion"]["until"] for _m, h in promo).items(), key=lambda x: x[0] or ""))
+             or "none"))
 
     cov = snap["report"]["coverage"]
     active = snap["report"]["counts"]["active_models_with_prices"]

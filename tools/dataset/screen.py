@@ -16,6 +16,7 @@ LIMIT_RESTATEMENT = Decimal("1.05")  # a limit moving by less than this is the s
 BIG_MOVE = Decimal(10)  # a move of this factor or more needs a second source
 MAX_MOVE = Decimal(20)  # beyond this no source is believed: the publisher refuses such steps
 FIRST_LAUNCH = "2015-01-01"  # no token-priced model launched before: an earlier launch date is a placeholder
+PLACEHOLDER_YEARS = 10  # a shutdown this many years after the release stating it is a placeholder
 
 UNDONE = "undone within 60 days: a correction, not two events"
 UNBACKED = "move of 10x or more shown by one source only"
@@ -29,6 +30,7 @@ ROUTING = "aggregator routing change shown by one source: restated, not an event
 UNEVIDENCED = "move one lineage shows and no provider page dates: restated as a source correction, not an event"
 UNDATED = "move two sources show and no provider page dates: its day left unknown, not an event"
 LIMIT_RESTATED = "limit restated within 5% (64000 as 65536, 8192 as 8000): not a change"
+LIMIT_UNDATED = "limit move no provider page dates: restated (the newer figure over the earlier), not an event"
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
 ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
 OUTSIDE_STANDARD = "conditional rate outside its standard series' span: no offer before it starts or after it ends"
@@ -41,6 +43,14 @@ AGGREGATORS = {"openrouter"}
 # llmledger is a day-dated history of litellm's price file: it dates litellm's figures, it does
 # not confirm them
 DERIVED_FROM = {"llmledger": "litellm"}
+
+
+def placeholder_shutdown(day, stated_on):
+    """A shutdown date `PLACEHOLDER_YEARS` or more after the day of the release that states it is
+    no date but a placeholder for "none known" (litellm's OpenRouter rows of GLM-5 Turbo, GLM-5V
+    Turbo and GLM-5.3 FlashX carry 2098-12-31, litellm 1.103.0 to 1.106.1): unknown, not a
+    scheduled end."""
+    return int(day[:4]) - int(stated_on[:4]) >= PLACEHOLDER_YEARS
 
 
 def independent_sources(srcs):
@@ -142,6 +152,17 @@ def restated_limits(steps):
             continue
         out.append(st)
     return finalize(out), removed
+
+
+def undated_limits(steps, dated):
+    """The limit gate: a move of a context window or max output is a `limit_change` only where a
+    provider's page dates it (`dated`: (day, value) pairs, limit_evidence.apply). Every other
+    move is restated, the newer figure over the earlier from the earlier's date: the release
+    sources' limits are undated and mostly corrections of their own figures (a max output set to
+    the context window, a beta option, an alias's new model), and the newer one is the source's
+    better statement. Returns (steps, the source figures no longer in them as given)."""
+    out, restated, _unknown = restated_moves(steps, lambda _before, after: (after.date, after.value) in dated)
+    return out, restated
 
 
 def restated_moves(steps, backed, known=None):

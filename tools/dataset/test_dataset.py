@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build  # noqa: E402
 import events  # noqa: E402
 import evidence  # noqa: E402
+import limit_evidence  # noqa: E402
 from lifecycle import lifecycle  # noqa: E402
 import render  # noqa: E402
 import screen  # noqa: E402
@@ -104,6 +105,12 @@ class LaunchDate(unittest.TestCase):
 
 
 class Screens(unittest.TestCase):
+    def test_a_shutdown_ten_years_out_is_a_placeholder(self):
+        # litellm 1.106.1 (2026-10-13): openrouter/z-ai/glm-5-turbo deprecation_date 2098-12-31;
+        # Azure's text-embedding-3-large row in the same release names 2028-02-09, a real date
+        self.assertTrue(screen.placeholder_shutdown("2098-12-31", "2026-10-13"))
+        self.assertFalse(screen.placeholder_shutdown("2028-02-09", "2026-10-13"))
+
     def test_a_move_undone_within_60_days_is_a_correction(self):
         # litellm 1.104.5 / 1.106.1 list Qwen3.5-397B output on OpenRouter at 3.5, genai-prices 0.2.3
         # has 3.6 again from 2026-10-19
@@ -260,6 +267,48 @@ class LimitScreens(unittest.TestCase):
         self.assertEqual(prices(removed), [("2025-02-04", "65536")])
 
 
+class LimitGate(unittest.TestCase):
+    """Limits histories of the bundled dataset's sources (litellm releases) and the notice of
+    tools/dataset/limit_notices.json."""
+
+    V31 = limit_evidence.statements(limit_evidence.load())
+
+    def test_the_provider_page_dates_deepseek_v3_1s_128k_context(self):
+        # deepseek-chat's context window in litellm: 65536 (1.60.2 on), 131072 from 1.77.5
+        # (2025-09-28); DeepSeek's V3.1 release of 2025-08-21 gave both API models 128K
+        s = steps(("2024-05-07", "65536"), ("2025-09-28", "131072"),
+                  srcs={"2024-05-07": {"litellm 1.60.2"}, "2025-09-28": {"litellm 1.77.5"}})
+        said = self.V31[("deepseek:deepseek-chat", "context_window")]
+        got, dated, moved = limit_evidence.apply(s, said)
+        self.assertEqual(prices(got), [("2024-05-07", "65536"), ("2025-08-21", "131072")])
+        self.assertEqual(got[1].srcs, {"litellm 1.77.5", "provider deepseek-news-2025-08-21"})
+        self.assertEqual(dated, {("2025-08-21", "131072")})
+        self.assertEqual(prices(moved), [("2025-09-28", "131072")])
+        kept, restated = screen.undated_limits(got, dated)
+        self.assertEqual(prices(kept), prices(got))
+        self.assertEqual(restated, [])
+
+    def test_a_max_output_set_to_the_context_window_is_restated(self):
+        # mistral-small-latest's max output in litellm: 131072 (1.82.1, from the alias's move on
+        # 2026-03-10), 8191 (2026-03-16), 262144 from 1.99.0 (2026-08-25), the figure litellm gives
+        # as its context window too; no Mistral page dates a move
+        s = steps(("2026-03-10", "131072"), ("2026-03-16", "8191"), ("2026-08-25", "262144"),
+                  srcs={"2026-03-10": {"litellm 1.82.1"}, "2026-08-25": {"litellm 1.99.0"}})
+        got, dated, moved = limit_evidence.apply(s, self.V31.get(("mistral:mistral-small-latest", "max_output_tokens"), []))
+        self.assertEqual((dated, moved), (set(), []))
+        kept, restated = screen.undated_limits(got, dated)
+        self.assertEqual(prices(kept), [("2026-03-10", "262144")])
+        self.assertEqual(kept[0].srcs, {"litellm 1.99.0"})
+        self.assertEqual(prices(restated), prices(s))
+
+    def test_a_notice_dates_no_move_recorded_after_its_late_window(self):
+        # the same notice against a move first recorded more than 92 days after its day
+        s = steps(("2025-01-23", "65536"), ("2026-01-13", "131072"))
+        got, dated, _moved = limit_evidence.apply(s, self.V31[("deepseek:deepseek-reasoner", "context_window")])
+        self.assertEqual(dated, set())
+        self.assertEqual(prices(screen.undated_limits(got, dated)[0]), [("2025-01-23", "131072")])
+
+
 class Series(unittest.TestCase):
     def test_finalize_merges_equal_prices_and_keeps_their_sources(self):
         s = [Step("2025-01-01", "1", srcs={"litellm 1.59.12"}), Step("2025-02-01", "1", srcs={"llmledger 0.2.0"}),
@@ -306,6 +355,26 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertTrue(shown[("2024-12-03", "0.80")].dated)
         # a notice without `channels` covers the maker's own API only
         self.assertNotIn(("openai:o3", "azure", "input"), self.STATEMENTS)
+
+    def test_a_dated_figure_no_source_records_stands_from_its_day(self):
+        # Vertex AI's Claude 3.5 Haiku: litellm 1.53.1 .. 1.91.5 keep 1 until the shutdown of
+        # 2026-07-05; Anthropic, 2024-12-03: $0.80 "across all platforms"
+        haiku = "anthropic:claude-3-5-haiku-20241022"
+        srcs = {"2024-11-04": {"litellm 1.53.1", "litellm 1.91.5"}}
+        got, moved, shown = evidence.apply_prices(steps(("2024-11-04", "1"), ("2026-07-05", None), srcs=srcs),
+                                                  self.STATEMENTS[(haiku, "vertex", "input")])
+        self.assertEqual(prices(got), [("2024-11-04", "1"), ("2024-12-03", "0.80"), ("2026-07-05", None)])
+        self.assertEqual(got[1].srcs, {"provider anthropic-news-2024-12-03"})
+        self.assertTrue(shown[("2024-12-03", "0.80")].dated)
+        self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.STALE, [("2024-12-03", "1")])])
+        # a channel that starts selling after the day, or has stopped by then, takes no figure
+        for excerpt in (steps(("2025-01-10", "1")), steps(("2024-11-04", "1"), ("2024-12-01", None))):
+            got, moved, shown = evidence.apply_prices(excerpt, self.STATEMENTS[(haiku, "vertex", "input")])
+            self.assertEqual((prices(got), moved, shown), (prices(excerpt), [], {}))
+        # a page that shows a figure on the day it was read dates nothing and adds no figure
+        got, moved, shown = evidence.apply_prices(steps(("2026-04-01", "0.2")),
+                                                  [("2026-04-26", "2026-04-26", "0.14", "provider x", False)])
+        self.assertEqual((prices(got), moved, shown), ([("2026-04-01", "0.2")], [], {}))
 
     def test_an_early_record_takes_the_day_the_page_gives(self):
         # llmledger dates litellm's edit of deepseek-chat's input 0.14 -> 0.27 on 2025-02-07;
@@ -380,6 +449,30 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertNotIn("openai:gpt-5", evidence.deprecations(old))
         v4 = [n for n in old if n["id"] == "deepseek-pricing-2026-05-22"][0]
         self.assertEqual(v4["through"], "2026-05-01")
+
+
+class Promotions(unittest.TestCase):
+    URL = "https://ai.google.dev/gemini-api/docs/latest-model"
+
+    def test_the_introductory_price_is_marked_and_the_price_after_it_is_not(self):
+        # Google's page of 2026-08-13: Gemini 3.6 Flash moved from 1.50 to the introductory 0.75
+        # ("We're also applying this new rate to 3.6 Flash. Introductory pricing expires on
+        # December 31, 2026"), and 1.50 applies again from 2027-01-01
+        notice = {"url": self.URL, "promotions": [
+            {"model": "google:gemini-3.6-flash", "component": "input", "price": "0.75",
+             "from": "2026-08-13", "until": "2026-12-31"}]}
+        offers = evidence.promotions([notice])[("google:gemini-3.6-flash", "official", "input")]
+        hist = [{"from": "2026-07-22", "price": "1.5"}, {"from": "2026-08-13", "price": "0.75"},
+                {"from": "2027-01-01", "price": "1.5"}]
+        evidence.mark_promotions(hist, offers)
+        self.assertEqual([h.get("promotion") for h in hist],
+                         [None, {"until": "2026-12-31", "url": self.URL}, None])
+
+    def test_a_promotion_before_its_start_or_at_another_price_is_not_marked(self):
+        offers = [(Decimal("0.75"), "2026-08-13", "2026-12-31", self.URL)]
+        hist = [{"from": "2026-01-05", "price": "0.75"}, {"from": "2026-08-13", "price": "0.8"}]
+        evidence.mark_promotions(hist, offers)
+        self.assertEqual([h.get("promotion") for h in hist], [None, None])
 
 
 class EvidenceGate(unittest.TestCase):
@@ -464,6 +557,29 @@ class Lifecycle(unittest.TestCase):
         azure = {"steps": steps(("2024-01-01", "30"), ("2025-06-06", None))}
         got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False)
         self.assertEqual(got, ("retired", "2026-04-22", "2026-10-23"))
+
+    def test_a_shutdown_recorded_after_it_passed_leaves_the_deprecation_day_unknown_while_sold_elsewhere(self):
+        # google:gemini-2.5-flash-lite-preview-09-2025: the release sources end Google's own API on
+        # 2026-03-31 and first record that shutdown on 2026-08-31; OpenRouter and Vertex AI still
+        # list it. 2026-08-31 was served as its deprecation day, five months after the shutdown
+        official = {"steps": steps(("2025-09-28", "0.1"), ("2026-03-31", None)),
+                    "shutdown": ("2026-03-31", "gemini/gemini-2.5-flash-lite-preview-09-2025")}
+        openrouter = {"steps": steps(("2025-09-25", "0.1"))}
+        got = lifecycle([("official", official), ("openrouter", openrouter)], self.GEN,
+                        lambda _s: "2026-08-31", False)
+        self.assertEqual(got, ("deprecated", None, None))
+
+    def test_anthropics_deprecation_table_dates_claude_3_5_haikus_lifecycle(self):
+        # litellm's "deprecation_date" of claude-3-5-haiku-20241022 was Anthropic's "not sooner
+        # than October 22, 2025" estimate, served as a shutdown on 2025-10-01 announced 2025-01-31;
+        # Anthropic's page: deprecated 2025-12-19, retired 2026-02-19
+        notice = evidence.deprecations(limit_evidence.load())["anthropic:claude-3-5-haiku-20241022"]
+        self.assertEqual(notice, ("2025-12-19", "2026-02-19", "provider anthropic-deprecations-2026-06-05"))
+        official = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"), (notice[1], None)),
+                    "shutdown": (notice[1], "claude-3-5-haiku-20241022"), "announced": notice[0]}
+        bedrock = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"))}
+        got = lifecycle([("official", official), ("aws_bedrock", bedrock)], self.GEN, self.never, False)
+        self.assertEqual(got, ("deprecated", "2025-12-19", None))
 
     def test_a_shutdown_recorded_only_after_it_leaves_the_deprecation_day_unknown(self):
         # a shutdown first recorded by a source after the day itself: when it was announced is

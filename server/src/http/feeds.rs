@@ -55,6 +55,17 @@ fn text<'a>(event: &'a Value, key: &str) -> &'a str {
     event[key].as_str().unwrap_or("")
 }
 
+/// The condition of a conditional rate's price event, as words after its
+/// component: " above 200000 input tokens", " held 5m"; empty on a standard rate.
+fn condition(e: &Value) -> String {
+    let c = &e["condition"];
+    let above = c["above_input_tokens"]
+        .as_u64()
+        .map(|n| format!(" above {n} input tokens"));
+    let ttl = c["cache_ttl"].as_str().map(|t| format!(" held {t}"));
+    above.into_iter().chain(ttl).collect()
+}
+
 /// A one-line title for an event.
 fn title(e: &Value) -> String {
     let name = match text(e, "model_name") {
@@ -64,14 +75,16 @@ fn title(e: &Value) -> String {
     let (old, new) = (text(e, "old_value"), text(e, "new_value"));
     match text(e, "event_type") {
         "price_change" => format!(
-            "{name}: {} price {old} → {new} USD per 1M tokens ({}, {})",
+            "{name}: {}{} price {old} → {new} USD per 1M tokens ({}, {})",
             text(e, "component"),
+            condition(e),
             text(e, "channel"),
             text(e, "tier")
         ),
         "price_change_scheduled" => format!(
-            "{name}: {} price to change {old} → {new} USD per 1M tokens on {} ({}, {})",
+            "{name}: {}{} price to change {old} → {new} USD per 1M tokens on {} ({}, {})",
             text(e, "component"),
+            condition(e),
             text(e, "effective_date"),
             text(e, "channel"),
             text(e, "tier")
@@ -277,6 +290,24 @@ mod tests {
         assert!(xml.contains("<guid isPermaLink=\"false\">pricing-event-8</guid>"));
         assert!(xml.contains("<pubDate>Tue, 01 Oct 2024 00:00:00 +0000</pubDate>"));
         assert!(xml.contains("<link>http://example.test/api/v1/models/openai%3Agpt-4o</link>"));
+    }
+
+    #[test]
+    fn conditional_rate_titles_name_their_condition() {
+        let mut e = event();
+        e["condition"] = json!({"above_input_tokens": 200000, "cache_ttl": null,
+                                "reprices_whole_request": true});
+        assert_eq!(
+            title(&e),
+            "GPT <4o> & co: input above 200000 input tokens price 5 → 2.5 USD per 1M tokens (official, standard)"
+        );
+        e["component"] = json!("cache_write");
+        e["condition"] = json!({"above_input_tokens": null, "cache_ttl": "5m",
+                                "reprices_whole_request": false});
+        assert_eq!(
+            title(&e),
+            "GPT <4o> & co: cache_write held 5m price 5 → 2.5 USD per 1M tokens (official, standard)"
+        );
     }
 
     #[test]

@@ -287,7 +287,7 @@ async fn stage_and_apply(
         "insert into stage_prices
          select model_id, channel::pricing.channel, component::pricing.component,
                 tier::pricing.service_tier, usd_per_1m, valid_from, valid_to, last_verified_at, source,
-                sources::jsonb",
+                sources::jsonb, promotion::jsonb",
         &staged.prices,
     )
     .await?;
@@ -296,7 +296,7 @@ async fn stage_and_apply(
         "insert into stage_conditional_prices
          select model_id, channel::pricing.channel, component, tier::pricing.service_tier,
                 usd_per_1m, valid_from, valid_to, last_verified_at, source, sources::jsonb,
-                above_input_tokens, cache_ttl",
+                promotion::jsonb, above_input_tokens, cache_ttl",
         &staged.conditional_prices,
     )
     .await?;
@@ -357,14 +357,16 @@ async fn load_prices(
     let sources: Vec<Option<String>> = p.iter().map(|x| json_list(x.sources.as_deref())).collect();
     let above: Vec<Option<i32>> = p.iter().map(|x| x.condition.above_input_tokens).collect();
     let ttl: Vec<Option<&str>> = p.iter().map(|x| x.condition.cache_ttl.as_deref()).collect();
+    let promotion: Vec<Option<&str>> = p.iter().map(|x| x.promotion.as_deref()).collect();
     tx.execute(
         &format!(
             "{insert}
              from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::date[],
                          $7::date[], $8::timestamptz[], $9::text[], $10::text[], $11::int4[],
-                         $12::text[])
+                         $12::text[], $13::text[])
                   as u(model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
-                       last_verified_at, source, sources, above_input_tokens, cache_ttl)"
+                       last_verified_at, source, sources, above_input_tokens, cache_ttl,
+                       promotion)"
         ),
         &[
             &text(|x| &x.model_id),
@@ -379,6 +381,7 @@ async fn load_prices(
             &sources,
             &above,
             &ttl,
+            &promotion,
         ],
     )
     .await?;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
 use time::{Date, OffsetDateTime};
 
@@ -141,6 +141,48 @@ struct Step {
     /// The source releases that show this step, `<source id> <version>`.
     #[serde(default)]
     sources: Option<Vec<String>>,
+    /// The provider states the price is promotional.
+    #[serde(default)]
+    promotion: Option<Promotion>,
+}
+
+/// A promotional price: the last day it applies where the provider names one,
+/// and the provider's page that says so.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct Promotion {
+    until: Option<Date>,
+    url: String,
+}
+
+/// The longest page address a promotion may name.
+const MAX_URL_LEN: usize = 500;
+
+/// Checks a step's promotion: on a price, ending on or after the step's day,
+/// with an http(s) address; returns it as the JSON the database stores.
+fn check_promotion(step: &Step, price: Option<Decimal>) -> Result<Option<String>, String> {
+    let Some(p) = &step.promotion else {
+        return Ok(None);
+    };
+    if price.is_none() {
+        return Err("a promotion needs a price; leave it out on a null step".into());
+    }
+    if p.until.is_some_and(|until| until < step.from) {
+        return Err(format!(
+            "promotion.until {} is before the step's day {}",
+            p.until.map(|d| d.to_string()).unwrap_or_default(),
+            step.from
+        ));
+    }
+    let web = p.url.starts_with("https://") || p.url.starts_with("http://");
+    if !web || p.url.len() > MAX_URL_LEN || p.url.contains(char::is_whitespace) {
+        return Err(format!(
+            "promotion.url must be the provider's page, an http(s) address of at most {MAX_URL_LEN} characters"
+        ));
+    }
+    serde_json::to_string(p)
+        .map(Some)
+        .map_err(|e| format!("promotion: {e}"))
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
@@ -236,6 +278,8 @@ pub struct StagedPrice {
     /// The source releases that show the step starting at `valid_from`.
     pub sources: Option<Vec<String>>,
     pub condition: StagedCondition,
+    /// The promotion the price is under (`{"until", "url"}` as JSON), if any.
+    pub promotion: Option<String>,
 }
 
 impl Snapshot {
@@ -689,11 +733,12 @@ fn stage_series(
     rows: &mut Vec<StagedPrice>,
     bad: &mut Vec<BadRow>,
 ) {
-    let mut good: Vec<(&Step, Option<Decimal>)> = Vec::with_capacity(s.history.len());
+    let mut good: Vec<(&Step, Option<Decimal>, Option<String>)> =
+        Vec::with_capacity(s.history.len());
     let mut last_price: Option<Decimal> = None;
     for step in &s.history {
         let row = || format!("{series} from {}", step.from);
-        if good.last().is_some_and(|(last, _)| last.from >= step.from) {
+        if good.last().is_some_and(|(last, ..)| last.from >= step.from) {
             bad.push(BadRow {
                 row: row(),
                 reason: "steps must be in ascending date order".into(),
@@ -756,12 +801,19 @@ fn stage_series(
                 continue;
             }
         }
+        let promotion = match check_promotion(step, price) {
+            Ok(promotion) => promotion,
+            Err(reason) => {
+                bad.push(BadRow { row: row(), reason });
+                continue;
+            }
+        };
         if price.is_some() {
             last_price = price;
         }
-        good.push((step, price));
+        good.push((step, price, promotion));
     }
-    for (i, (step, price)) in good.iter().enumerate() {
+    for (i, (step, price, promotion)) in good.iter().enumerate() {
         let Some(price) = price else { continue };
         rows.push(StagedPrice {
             model_id: s.model.clone(),
@@ -770,11 +822,12 @@ fn stage_series(
             tier: s.tier.clone(),
             usd_per_1m: *price,
             valid_from: step.from,
-            valid_to: good.get(i + 1).map(|(next, _)| next.from),
+            valid_to: good.get(i + 1).map(|(next, ..)| next.from),
             last_verified_at: s.last_verified_at,
             source: s.source.clone(),
             sources: step.sources.clone(),
             condition: condition.clone(),
+            promotion: promotion.clone(),
         });
     }
 }
