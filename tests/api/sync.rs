@@ -160,17 +160,16 @@ async fn a_sync_to_newer_releases_publishes_exactly_their_events_and_a_second_sy
     // litellm 1.109.1 adds gpt-6-astra-law (dated by that release of
     // 2026-11-12, the first read release that lists it: the sync reads the
     // newest release, and 1.109.0 of 2026-11-11, not read, already listed it;
-    // docs/publishing.md, "Sync"), the deprecation dates of gpt-4.1 (retired 2027-01-14) and
-    // Bedrock's Llama 3.1 70B (2027-03-30), both announced on the days
-    // llmledger's history of litellm's file dates, and Llama's max output
-    // 2048 -> 4096 (dated by the release that first shows it). Titan Text
-    // Express' move, which litellm alone shows, is no event.
+    // docs/publishing.md, "Sync"), and the deprecation dates of gpt-4.1
+    // (retired 2027-01-14) and Bedrock's Llama 3.1 70B (2027-03-30), both
+    // announced on the days llmledger's history of litellm's file dates.
+    // Titan Text Express' price move and Llama's max output 2048 -> 4096,
+    // which litellm alone shows and no provider page dates, are no events.
     assert_eq!(
         newest_events(&db).await,
         vec![
             event("deprecation", "meta:llama3-1-70b-instruct", "2026-10-11"),
             event("deprecation", "openai:gpt-4.1", "2026-10-15"),
-            event("limit_change", "meta:llama3-1-70b-instruct", "2026-11-12"),
             event("model_launch", "openai:gpt-6-astra-law", "2026-11-12"),
         ],
         "summary: {summary}"

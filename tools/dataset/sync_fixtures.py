@@ -10,8 +10,8 @@ llmledger's JSON records), so the build reads them as it reads the whole files.
     base.json  the release list a first sync starts from (the `older/` releases)
 
 Going from older to newer adds OpenAI's gpt-6-astra-law (a launch), a deprecation date for
-gpt-4.1-2025-04-14 and for Bedrock's Llama 3.1 70B (whose max output also moves 2048 -> 4096),
-and a move of Titan Text Express' prices that litellm alone shows (restated, no event).
+gpt-4.1-2025-04-14 and for Bedrock's Llama 3.1 70B, and two changes litellm alone shows and no
+provider page dates (no events): Llama's max output 2048 -> 4096 and Titan Text Express' prices.
 
     python3 tools/dataset/sync_fixtures.py      # after fetch.py
 """
