@@ -36,7 +36,18 @@ enum Kind {
     Deprecation,
     /// The day the channel stopped selling the model.
     Retirement,
+    /// A limit (`component`: `context_window` or `max_output_tokens`) moved
+    /// from `old` to `new` tokens on `date`.
+    LimitChange,
 }
+
+/// The limits a `limit_change` fact names, as the events' `detail.limit` does.
+const LIMITS: &[&str] = &["context_window", "max_output_tokens"];
+
+/// A page's "64K" is 64,000 or 65,536 tokens: a limit within this share of the
+/// page's figure is that figure (the build's own restatement rule,
+/// tools/dataset/screen.py LIMIT_RESTATEMENT).
+const LIMIT_TOLERANCE: Decimal = Decimal::from_parts(5, 0, 0, false, 2);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -138,6 +149,16 @@ fn check_shape(fact: &Fact) -> Result<(), String> {
             "component, tier, date, old and new",
         ),
         Kind::Launch | Kind::Deprecation | Kind::Retirement => needs(fact.date.is_some(), "date"),
+        Kind::LimitChange => needs(
+            fact.component
+                .as_deref()
+                .is_some_and(|c| LIMITS.contains(&c))
+                && fact.tier.is_none()
+                && fact.old.is_some()
+                && fact.new.is_some()
+                && fact.date.is_some(),
+            "component context_window or max_output_tokens, no tier, date, old and new",
+        ),
     }
 }
 
@@ -197,6 +218,7 @@ impl Reader<'_> {
             Kind::Launch => self.sold_from(fact).await,
             Kind::Deprecation => self.lifecycle(fact, "deprecation_date").await,
             Kind::Retirement => self.sold_until(fact).await,
+            Kind::LimitChange => self.limit_change(fact).await,
         }
     }
 
@@ -255,71 +277,127 @@ impl Reader<'_> {
     /// the tolerance of the fact's date, from `old` to `new`.
     async fn change(&mut self, fact: &Fact) -> Result<(), String> {
         let day = fact.date.expect("shape checked");
-        let window = Duration::days(45);
         let path = format!(
             "/api/v1/models/{}/history?channel={}&component={}&since={}&until={}&limit=100",
             enc(&fact.model),
             fact.channel,
             fact.component.as_deref().unwrap_or_default(),
-            day - window,
-            day + window,
+            day - SEARCH_WINDOW,
+            day + SEARCH_WINDOW,
         );
         let reply = self.app.call(&path).await;
         if reply.status == 404 {
             return Err(format!("not served ({})", reply.error_code()));
         }
         let body = reply.expect(200).json();
-        let events: Vec<&Value> = body["data"]["items"]
-            .as_array()
-            .map(|items| {
-                items
-                    .iter()
-                    .filter(|e| {
-                        e["event_type"] == "price_change"
-                            && e["tier"].as_str() == fact.tier.as_deref()
-                    })
-                    .collect()
+        let events = items_where(&body, |e| {
+            e["event_type"] == "price_change" && e["tier"].as_str() == fact.tier.as_deref()
+        });
+        one_near(&events, fact, "price_change", Decimal::ZERO)
+    }
+
+    /// Exactly one limit_change of the fact's model and limit dated within
+    /// the tolerance of the fact's date, from `old` to `new` (within
+    /// LIMIT_TOLERANCE: a page writes limits in thousands).
+    async fn limit_change(&mut self, fact: &Fact) -> Result<(), String> {
+        let day = fact.date.expect("shape checked");
+        let provider = fact.model.split(':').next().unwrap_or_default();
+        let path = format!(
+            "/api/v1/changes?event_type=limit_change&provider={}&since={}&until={}&limit=100",
+            enc(provider),
+            day - SEARCH_WINDOW,
+            day + SEARCH_WINDOW,
+        );
+        let body = self.app.call(&path).await.expect(200).json();
+        let events = items_where(&body, |e| {
+            e["model_id"] == fact.model.as_str()
+                && e["detail"]["limit"].as_str() == fact.component.as_deref()
+        });
+        one_near(&events, fact, "limit_change", LIMIT_TOLERANCE)
+    }
+}
+
+/// How far around a fact's date its events are looked for.
+const SEARCH_WINDOW: Duration = Duration::days(45);
+
+/// The items of a list answer that `keep` keeps.
+fn items_where(body: &Value, keep: impl Fn(&Value) -> bool) -> Vec<Value> {
+    body["data"]["items"]
+        .as_array()
+        .map(|items| items.iter().filter(|e| keep(e)).cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Exactly one of `events` (of type `what`) dated within the tolerance of the
+/// fact's date, from its `old` to its `new` value, each within `tolerance` (a
+/// share of the fact's value; zero: equal).
+fn one_near(events: &[Value], fact: &Fact, what: &str, tolerance: Decimal) -> Result<(), String> {
+    let day = fact.date.expect("shape checked");
+    let near: Vec<&Value> = events
+        .iter()
+        .filter(|e| {
+            e["effective_date"]
+                .as_str()
+                .and_then(|d| Date::parse(d, DATE_FORMAT).ok())
+                .is_some_and(|d| (d - day).whole_days().abs() <= DATE_TOLERANCE_DAYS)
+        })
+        .collect();
+    let describe = |es: &[&Value]| {
+        es.iter()
+            .map(|e| {
+                format!(
+                    "{} {} -> {}",
+                    e["effective_date"].as_str().unwrap_or("?"),
+                    e["old_value"].as_str().unwrap_or("null"),
+                    e["new_value"].as_str().unwrap_or("null"),
+                )
             })
-            .unwrap_or_default();
-        let near: Vec<&Value> = events
-            .iter()
-            .copied()
-            .filter(|e| {
-                e["effective_date"]
-                    .as_str()
-                    .and_then(|d| Date::parse(d, DATE_FORMAT).ok())
-                    .is_some_and(|d| (d - day).whole_days().abs() <= DATE_TOLERANCE_DAYS)
-            })
-            .collect();
-        let describe = |es: &[&Value]| {
-            es.iter()
-                .map(|e| {
-                    format!(
-                        "{} {} -> {}",
-                        e["effective_date"].as_str().unwrap_or("?"),
-                        e["old_value"].as_str().unwrap_or("null"),
-                        e["new_value"].as_str().unwrap_or("null"),
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match near.as_slice() {
-            [event] => {
-                same(decimal(&event["old_value"]).ok(), fact.old, "old value")?;
-                same(decimal(&event["new_value"]).ok(), fact.new, "new value")
-            }
-            [] if events.is_empty() => Err("no price_change within 45 days".into()),
-            [] => Err(format!(
-                "no price_change within {DATE_TOLERANCE_DAYS} days; nearby: {}",
-                describe(&events)
-            )),
-            many => Err(format!(
-                "{} events within {DATE_TOLERANCE_DAYS} days: {}",
-                many.len(),
-                describe(many)
-            )),
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match near.as_slice() {
+        [event] => {
+            close(
+                decimal(&event["old_value"]).ok(),
+                fact.old,
+                tolerance,
+                "old value",
+            )?;
+            close(
+                decimal(&event["new_value"]).ok(),
+                fact.new,
+                tolerance,
+                "new value",
+            )
         }
+        [] if events.is_empty() => Err(format!(
+            "no {what} within {} days",
+            SEARCH_WINDOW.whole_days()
+        )),
+        [] => Err(format!(
+            "no {what} within {DATE_TOLERANCE_DAYS} days; nearby: {}",
+            describe(&events.iter().collect::<Vec<_>>())
+        )),
+        many => Err(format!(
+            "{} events within {DATE_TOLERANCE_DAYS} days: {}",
+            many.len(),
+            describe(many)
+        )),
+    }
+}
+
+/// `seen` within `tolerance` (a share) of `want`; zero tolerance is `same`.
+fn close(
+    seen: Option<Decimal>,
+    want: Option<Decimal>,
+    tolerance: Decimal,
+    what: &str,
+) -> Result<(), String> {
+    match (seen, want) {
+        (Some(s), Some(w)) if !tolerance.is_zero() && (s - w).abs() <= w.abs() * tolerance => {
+            Ok(())
+        }
+        _ => same(seen, want, what),
     }
 }
 
