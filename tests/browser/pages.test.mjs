@@ -171,6 +171,23 @@ describe("the pages beside the calculator", () => {
       assert.match(page.url(), /model\.html\?id=openai:o3$/);
     });
 
+    test("a promotional price says until when, and the price after it is scheduled", async () => {
+      // Google's page of 2026-08-13: Gemini 3.7 Flash's introductory 0.75 / 3.75 until
+      // 2026-12-31, then 1.50 / 7.50 (docs/api.md, "Promotions").
+      await page.goto(`${base}/demo/model.html?id=google:gemini-3.7-flash`);
+      await page.waitForSelector("body[data-ready=true]");
+      const official = '#prices tr[data-channel="official"][data-tier="standard"]';
+      assert.equal(await page.getAttribute(`${official} [data-component="input"]`, "data-exact"), "0.75");
+      const tag = page.locator(`${official} a.tag`);
+      assert.equal(await tag.textContent(), "promotional until 2026-12-31");
+      assert.equal(await tag.getAttribute("href"), "https://ai.google.dev/gemini-api/docs/latest-model");
+      const scheduled = await page.textContent("#scheduled");
+      assert.match(scheduled, /2027-01-01: official standard input becomes \$1\.5 per 1M/);
+      // back to o3's page for the tests that follow
+      await page.goto(`${base}/demo/model.html?id=openai:o3`);
+      await page.waitForSelector("body[data-chart=ready]");
+    });
+
     test("another component redraws from its own events, and the address keeps it", async () => {
       await page.selectOption("#component", "output");
       await page.waitForFunction(() => document.body.dataset.chart === "ready" && window.location.search.includes("component=output"));

@@ -68,15 +68,22 @@ function renderCard(card) {
   renderPrices(card);
 }
 
+/** A promotional price's tag: until when, linking to the provider's page that says so. */
+function promotionTag(promotion) {
+  const text = promotion.until ? `promotional until ${promotion.until}` : "promotional, no end stated";
+  return el("a", { class: "tag warn", href: promotion.url, rel: "noopener", title: "The provider's page calls this price promotional" }, text);
+}
+
 function renderPrices(card) {
   const rows = new Map();
   for (const r of card.pricing.in_effect) {
     const key = `${r.channel}|${r.tier}`;
-    if (!rows.has(key)) rows.set(key, { channel: r.channel, tier: r.tier, since: r.valid_from, stale: false });
+    if (!rows.has(key)) rows.set(key, { channel: r.channel, tier: r.tier, since: r.valid_from, stale: false, promotion: null });
     const row = rows.get(key);
     row[r.component] = r.usd_per_1m;
     if (r.valid_from > row.since) row.since = r.valid_from;
     row.stale ||= r.is_stale;
+    row.promotion ||= r.promotion;
   }
   const order = (r) => CHANNELS.indexOf(r.channel) * 10 + TIERS.indexOf(r.tier);
   $("prices").querySelector("tbody").replaceChildren(
@@ -85,7 +92,9 @@ function renderPrices(card) {
         el("th", { scope: "row" }, r.channel),
         el("td", {}, r.tier),
         ...COMPONENTS.map((c) => el("td", { class: "num", "data-component": c, "data-exact": r[c] ?? "" }, price(r[c]))),
-        el("td", {}, r.since, r.stale ? el("span", { class: "tag warn", title: "Not confirmed by its source in the last 30 days" }, "stale") : null),
+        el("td", {}, r.since,
+          r.stale ? el("span", { class: "tag warn", title: "Not confirmed by its source in the last 30 days" }, "stale") : null,
+          r.promotion ? promotionTag(r.promotion) : null),
       )),
   );
   const scheduled = card.pricing.scheduled;
