@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import build  # noqa: E402
 import release_dates  # noqa: E402
-from fetch import available_versions, extracted_path, fetch, release_date, version_key  # noqa: E402
+from fetch import available_versions, built_day, fetch, release_date, version_key  # noqa: E402
 from loaders import load_litellm  # noqa: E402
 
 MEMBER = "litellm/model_prices_and_context_window_backup.json"
@@ -76,7 +76,7 @@ def release_day(version, ledger_end, ledger, presence):
     info = release_date("litellm", version, MEMBER)
     if info:
         return info["released"], info["method"]
-    built = (extracted_path("litellm", version, MEMBER).parent / "member_time.txt").read_text().strip()[:10]
+    built = built_day("litellm", version, MEMBER)
     if built <= ledger_end:
         day, _miss = release_dates.content_date(version, ledger, presence)
         if day < built:

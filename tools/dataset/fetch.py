@@ -81,6 +81,12 @@ def fetch(package: str, version: str, member: str, keep_wheel: bool = False) -> 
     return out
 
 
+def built_day(package: str, version: str, member: str) -> str:
+    """The day the fetched wheel's data file was built (member_time.txt, written by `fetch`): a
+    release's day of last resort, its data existed by then."""
+    return (extracted_path(package, version, member).parent / "member_time.txt").read_text().strip()[:10]
+
+
 def sbom_timestamp(z: zipfile.ZipFile):
     """Build time recorded in a CycloneDX SBOM inside the wheel (maturin-built wheels carry one)."""
     for name in sorted(z.namelist()):

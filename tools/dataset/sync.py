@@ -83,8 +83,7 @@ class Registry:
         info = fetch.release_date(package, version, member)
         if info:
             return info
-        built = fetch.extracted_path(package, version, member).parent / "member_time.txt"
-        return {"released": built.read_text()[:10], "method": "wheel file time"}
+        return {"released": fetch.built_day(package, version, member), "method": "wheel file time"}
 
 
 def newest_release(src):

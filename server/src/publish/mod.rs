@@ -176,22 +176,18 @@ async fn check_guard(
     let (models_before, models_after): (i64, i64) = (row.get(0), row.get(1));
     let (prices_before, prices_after, moved): (i64, i64, i64) =
         (row.get(2), row.get(3), row.get(4));
-    let too_many_gone = |before: i64, after: i64| {
-        before > 0 && Decimal::from(before - after) > guard.max_drop_share * Decimal::from(before)
-    };
-    if too_many_gone(models_before, models_after) {
-        return Err(PublishError::Refused(format!(
-            "models with a price in effect would go from {models_before} to {models_after}, \
-             more than --max-drop-share {} of them",
-            guard.max_drop_share
-        )));
-    }
-    if too_many_gone(prices_before, prices_after) {
-        return Err(PublishError::Refused(format!(
-            "prices in effect would go from {prices_before} to {prices_after}, \
-             more than --max-drop-share {} of them",
-            guard.max_drop_share
-        )));
+    for (what, before, after) in [
+        ("models with a price in effect", models_before, models_after),
+        ("prices in effect", prices_before, prices_after),
+    ] {
+        if before > 0
+            && Decimal::from(before - after) > guard.max_drop_share * Decimal::from(before)
+        {
+            return Err(PublishError::Refused(format!(
+                "{what} would go from {before} to {after}, more than --max-drop-share {} of them",
+                guard.max_drop_share
+            )));
+        }
     }
     if moved > guard.max_moved {
         return Err(PublishError::Refused(format!(
