@@ -940,16 +940,18 @@ class Builder:
                 continue
             if ec in self.lit_best and time_of_day_priced(m):
                 # its all-day price is an off-peak (or peak) figure: merged with litellm's list
-                # price it would mix the two in one series, so litellm's figure stands alone
-                self.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
+                # price it would mix the two in one series, so litellm's figures stand alone
                 if any(peak_listed(e) for _r, _k, e, _ref in self.lit_best[ec].values()):
-                    # ...unless litellm's figure is itself the peak-hour rate: then from the day
+                    # ...and where litellm's figure is itself the peak-hour rate, from the day
                     # time-of-day billing began its off-peak figure is the standard rate and its
                     # list figure the peak series; genai-prices' peak figure is a second source
                     # of the peak series' current figure
+                    self.left_out["genai-prices: priced by time of day, litellm's off-peak and peak rates kept"] += 1
                     since = time_of_day_since(m)
                     self.peak_since[ec] = min(since, self.peak_since.get(ec) or since) if since else None
                     self.peak_genai[ec] = genai_peak_figures(m)
+                else:
+                    self.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
                 continue
             self.gen_of[ec].append((p, m, ref))
             std = self.genai_prices_of(m)
