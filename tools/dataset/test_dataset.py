@@ -1043,6 +1043,24 @@ class RegionalRows(unittest.TestCase):
         self.assertEqual(b.region_best, {})
         self.assertEqual(sum(b.left_out.values()), 1)
 
+    def test_a_multiplier_row_derives_no_regional_series(self):
+        # litellm 1.109.1 `gpt-5.4` (OpenAI) and `vertex_ai/claude-sonnet-4-5`: no page read says
+        # which components the 1.1 uplift applies to, so neither field is a series of any region
+        gpt = ("gpt-5.4", {"input_cost_per_token": 2.5e-06, "litellm_provider": "openai", "mode": "chat",
+                           "output_cost_per_token": 1.5e-05, "regional_processing_uplift_multiplier_eu": 1.1,
+                           "regional_processing_uplift_multiplier_us": 1.1})
+        vertex = ("vertex_ai/claude-sonnet-4-5", {"input_cost_per_token": 3e-06, "mode": "chat",
+                                                  "litellm_provider": "vertex_ai-anthropic_models",
+                                                  "output_cost_per_token": 1.5e-05,
+                                                  "regional_endpoint_uplift_multiplier": 1.1})
+        for row in (gpt, vertex):
+            b = self.builder([row])
+            [ec] = b.lit_best
+            self.assertEqual((b.region_best, b.conditional_fields(ec)), ({}, []), row[0])
+            for field in row[1]:
+                if "uplift" in field:
+                    self.assertIsNone(build.parse_field(field), field)
+
     def test_a_regional_series_keeps_its_own_figure_through_the_screen(self):
         # a 1.1x move in a series of one region's rows is no region flip: the premium screen skips it
         got, removed = screen.screen(steps(("2025-11-22", "3.3"), ("2026-11-12", "3.63")), "aws_bedrock", one_region=True)
