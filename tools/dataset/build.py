@@ -836,7 +836,14 @@ class Builder:
         later = [o if since is None or o[0] >= since else (o[0], None, None)
                  for o in self.observe(ec, field, read=off_peak_value)]
         obs = [o if o[0] < (since or "") else lo for o, lo in zip(obs or later, later)]
-        steps = finalize(steps + self.release_steps(later))
+        off = self.release_steps(later)
+        # genai-prices' start date of an off-peak figure litellm shows dates it, where it falls
+        # after the flat rate's end (V4 Flash's 0.15 from 2026-09-10); one on that day would make
+        # a move of the flat rate (V4 Pro's 0.66 from 2026-08-17), one litellm does not show is
+        # genai-prices' alone (V4 Flash's 0.22)
+        dated = [(d, v) for d, v in self.off_peak_genai.get(ec, {}).get(field, ())
+                 if d > (since or "") and v in {st.value for st in off}]
+        steps = finalize(steps + (self.merge_genai(off, dated) if dated else off))
         f = parse_field(field)
         left = [Step(d, v, srcs={f"litellm {self.releases[i][0]}"}) for i, (d, _k, v) in enumerate(full)
                 if v is not None and (since is None or d >= since)]
@@ -930,6 +937,7 @@ class Builder:
         self.gen_of = defaultdict(list)
         self.peak_since = {}    # (ent, ch) -> the day its litellm figures became peak-hour rates (None: always)
         self.peak_genai = {}    # (ent, ch) -> {component: genai-prices' peak-hour figure}
+        self.off_peak_genai = {}  # (ent, ch) -> {litellm field: genai-prices' dated off-peak figures}
         series = defaultdict(dict)
         primary = {(self.entity_of(r.maker, r.mkey), r.channel) for _p, _m, r in self.gen_rows if not r.fallback}
         primary |= set(self.lit_best)
@@ -950,6 +958,8 @@ class Builder:
                     since = time_of_day_since(m)
                     self.peak_since[ec] = min(since, self.peak_since.get(ec) or since) if since else None
                     self.peak_genai[ec] = genai_peak_figures(m)
+                    self.off_peak_genai[ec] = {COMPONENTS[comp]: [(d, mtok_text(pr.get(f))) for d, pr in self.genai_prices_of(m) if d]
+                                               for comp, f in GENAI_COMPONENTS.items()}
                 else:
                     self.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
                 continue

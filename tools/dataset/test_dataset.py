@@ -909,6 +909,8 @@ class PeakRates(unittest.TestCase):
         b.bisected, b.unbisected, b.screened, b.left_out = {}, [], [], Counter()
         b.peak_since = {ec: build.time_of_day_since(self.GENAI)}
         b.peak_window = {ec: ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"), ((1, 2, 3, 4, 5), "06:00", "10:00")))}
+        # genai-prices 0.2.3's dated off-peak cached input: on the day the flat rate ended
+        b.off_peak_genai = {ec: {"cache_read_input_token_cost": [("2026-08-17", "0.022")]}}
         return b, ec
 
     def test_time_of_day_billing_starts_at_genai_prices_first_dated_price(self):
@@ -929,6 +931,18 @@ class PeakRates(unittest.TestCase):
         self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None), ("2026-09-26", "0.022")])
         self.assertEqual([v for _d, _k, v in obs], ["0.003625", "0.003625", None, "0.022"])
         self.assertEqual(b.screened, [])
+
+    def test_a_genai_prices_date_after_that_day_dates_the_off_peak_figure(self):
+        # genai-prices 0.2.3 deepseek-v4-flash: off-peak 0.003 (V4.1 Flash's) from 2026-09-10, and
+        # 0.007 from 2026-08-17 that no litellm release shows; here litellm's off-peak figure is
+        # V4.1 Flash's 0.003 from 1.104.5
+        b, ec = self.builder()
+        for _v, _d, rows in b.releases[3:]:
+            rows["deepseek/deepseek-v4-pro"]["off_peak_pricing"] = {"cache_read_input_token_cost": 3e-09}
+        b.off_peak_genai[ec]["cache_read_input_token_cost"] = [("2026-08-17", "0.007"), ("2026-09-10", "0.003")]
+        got, _obs = b.off_peak_history(ec, "cache_read_input_token_cost")
+        self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None), ("2026-09-10", "0.003")])
+        self.assertTrue(got[-1].genai)
 
     def test_the_peak_series_is_the_list_figure_from_that_day(self):
         b, ec = self.builder()
