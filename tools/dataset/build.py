@@ -818,8 +818,8 @@ class Builder:
         """The series of a field of a model billed by time of day (`peak_since`: the day its
         litellm list figures became peak-hour rates, None: always): litellm's list figures up to
         that day, ending there with no price; from then the off-peak figure of the row's
-        `off_peak_pricing` (the rate outside the peak windows, a standard rate), from the first
-        release that shows it: the days between are unknown, so the end of the flat rate and
+        `off_peak_pricing` (the rate outside the peak windows, a standard rate; none where no
+        peak window is known), from the first release that shows it: the days between are unknown, so the end of the flat rate and
         the off-peak rate make no move (no page dates one). From that day no ledger event is read
         (its correction flags would carry a peak figure back over the list price: DeepSeek V4
         Pro's cached input 0.003625 -> 0.044). The list figures from that day are the peak series
@@ -836,7 +836,9 @@ class Builder:
         later = [o if since is None or o[0] >= since else (o[0], None, None)
                  for o in self.observe(ec, field, read=off_peak_value)]
         obs = [o if o[0] < (since or "") else lo for o, lo in zip(obs or later, later)]
-        off = self.release_steps(later)
+        # without a peak window no row says when the off-peak rate does not apply: no standard
+        # rate from that day
+        off = self.release_steps(later) if self.peak_window.get(ec) else []
         # genai-prices' start date of an off-peak figure litellm shows dates it, where it falls
         # after the flat rate's end (V4 Flash's 0.15 from 2026-09-10); one on that day would make
         # a move of the flat rate (V4 Pro's 0.66 from 2026-08-17), one litellm does not show is

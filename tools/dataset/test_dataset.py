@@ -932,6 +932,15 @@ class PeakRates(unittest.TestCase):
         self.assertEqual([v for _d, _k, v in obs], ["0.003625", "0.003625", None, "0.022"])
         self.assertEqual(b.screened, [])
 
+    def test_without_a_peak_window_no_off_peak_rate_is_standard(self):
+        # litellm 1.104.5 `tencent/deepseek-v4-pro-0813` counts weekdays in Beijing time: no window
+        b, ec = self.builder()
+        b.peak_window[ec] = None
+        got, _obs = b.off_peak_history(ec, "cache_read_input_token_cost")
+        self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None)])
+        self.assertEqual([(rule, [(d, v) for d, v, _s in xs]) for _k, rule, xs, _d in b.screened],
+                         [(screen.PEAK_RATE, [("2026-08-31", "0.044"), ("2026-09-26", "0.044")])])
+
     def test_a_genai_prices_date_after_that_day_dates_the_off_peak_figure(self):
         # genai-prices 0.2.3 deepseek-v4-flash: off-peak 0.003 (V4.1 Flash's) from 2026-09-10, and
         # 0.007 from 2026-08-17 that no litellm release shows; here litellm's off-peak figure is
