@@ -73,6 +73,19 @@ WINDOW = ("2024-11-01", None)               # price changes counted from here to
 # routing variants priced as the default region: global endpoints and API-route path segments
 DEFAULT_ROUTES = {"global", "global-standard", "invoke", "converse", "us-east-1"}
 DATA_ZONES = {"us"}
+# a conditional row's `region`: a lower-case name as the channel spells it
+REGION_NAME = re.compile(r"[a-z][a-z0-9-]{1,24}")
+
+
+def region_segments(key, ref):
+    """The regions a regional litellm key names besides the default routes: its path segments
+    (`azure/eu/...`, `bedrock/eu-west-1/...`) and a Bedrock cross-region prefix (`eu.`, `apac.`)."""
+    parts = key.split("/")
+    segs = set(parts[1:-1])
+    m = BEDROCK_REGION.match(parts[-1]) if ref.channel == "aws_bedrock" else None
+    if m:
+        segs.add(m.group(1))
+    return segs - DEFAULT_ROUTES
 
 
 def region_class(key, ref):
@@ -87,16 +100,22 @@ def region_class(key, ref):
         # figure, 1.1x the `global.` row's (gpt-5.6-sol: 5.5 / 33 against global 4 / 20 and
         # us 4.4 / 22 in litellm 1.100.5; gpt-6.1-terra: 1.1 against global 1 in 1.109.1)
         return 2
-    parts = key.split("/")
-    segs = {p for p in parts[1:-1]}
-    m = BEDROCK_REGION.match(parts[-1]) if ref.channel == "aws_bedrock" else None
-    if m:
-        segs.add(m.group(1))
-    if not segs or segs <= DEFAULT_ROUTES:
+    segs = region_segments(key, ref)
+    if not segs:
         return 1
-    if segs <= DEFAULT_ROUTES | DATA_ZONES:
-        return 2
-    return 3
+    return 2 if segs <= DATA_ZONES else 3
+
+
+def region_name(key, ref):
+    """The `region` of a regional row on Azure or Bedrock (`eu` for `azure/eu/gpt-4o` and
+    `eu.anthropic.claude-...`, `eu-west-1` for `bedrock/eu-west-1/...`), or None: a default-region
+    row, or a key that names no single region (`bedrock_mantle/`: an endpoint, not a region; its
+    price is that of the US data zone, which the `us.` row states)."""
+    if ref.channel not in screen.REGIONAL_CHANNELS or region_class(key, ref) < 2 or key.startswith("bedrock_mantle/"):
+        return None
+    segs = region_segments(key, ref)
+    name = next(iter(segs)) if len(segs) == 1 else None
+    return name if name and REGION_NAME.fullmatch(name) else None
 
 
 def launch_date(ent, own, listings):
@@ -203,6 +222,66 @@ def peak_listed(entry):
     """A litellm row whose list figures are its peak-hour rate: it carries an off-peak rate beside
     them (DeepSeek V4 from litellm 1.104.5)."""
     return "off_peak_pricing" in entry
+
+
+def off_peak_value(entry, field):
+    """The off-peak figure of a price field (USD per 1M tokens text) of a row billed by time of
+    day, from its `off_peak_pricing`; None where the row states none."""
+    return field_value(entry.get("off_peak_pricing") or {}, field)
+
+
+def clock_minutes(text):
+    h, m = text.split(":")
+    return int(h) * 60 + int(m)
+
+
+def clock_text(minutes):
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def peak_window(off_peak):
+    """The peak window of a litellm `off_peak_pricing`: the complement, per ISO weekday, of the
+    off-peak `windows` it states (times UTC; "10:00-00:00" runs to midnight, "00:00-00:00" is the
+    whole day), as the series key's time window ("peak", ((weekdays, from, to), ...)); None
+    where the windows are not stated in UTC days (Tencent's rows count weekdays in
+    Asia/Shanghai) or cannot be read."""
+    if off_peak.get("weekday_timezone") not in (None, "UTC") or not off_peak.get("windows"):
+        return None
+    free = {day: [] for day in range(1, 8)}
+    try:
+        for w in off_peak["windows"]:
+            hours = w["hours_utc"] if isinstance(w["hours_utc"], list) else [w["hours_utc"]]
+            for span in hours:
+                lo, hi = (clock_minutes(x) for x in span.split("-"))
+                for day in w["weekdays"]:
+                    free[day].append((lo, hi if hi > lo else 24 * 60))
+    except (KeyError, ValueError, TypeError):
+        return None
+    peak = {}
+    for day, spans in free.items():
+        at, out = 0, []
+        for lo, hi in sorted(spans):
+            if lo > at:
+                out.append((at, lo))
+            at = max(at, hi)
+        if at < 24 * 60:
+            out.append((at, 24 * 60))
+        if out:
+            peak.setdefault(tuple(out), []).append(day)
+    spans = sorted((tuple(days), clock_text(lo), clock_text(hi)) for out, days in peak.items() for lo, hi in out)
+    return ("peak", tuple(spans)) if spans else None
+
+
+def genai_peak_figures(m):
+    """{component: figure} of a genai-prices model's time-of-day prices where all its windows
+    agree (DeepSeek V4 Pro's 1.32 / 0.044 / 3.96 in 01:00-04:00 and 06:00-10:00 UTC)."""
+    out = {}
+    for comp, f in GENAI_COMPONENTS.items():
+        vals = {mtok_text(c["prices"].get(f)) for c in m["prices"]
+                if (c.get("constraint") or {}).get("__t") == "TimeOfDateConstraint"}
+        if len(vals) == 1 and None not in vals:
+            out[comp] = vals.pop()
+    return out
 
 
 def load_bisected(path=HERE / "bisected.json"):
@@ -513,6 +592,7 @@ class Builder:
     def litellm_series(self):
         """(entity, channel) -> per release best key; then per field observations."""
         best = defaultdict(dict)        # (ent, ch) -> {release index: (rank, key, entry, ref)}
+        regional = defaultdict(dict)    # (ent, ch, region) -> the same, of that region's rows
         self.keys_of = defaultdict(set)  # (ent, ch) -> {(key, ref)}
         linked_rows = set()
         # a maker's secondary (China-region) API prices a model only where its main API has no row
@@ -529,25 +609,42 @@ class Builder:
                 if ref.fallback and ec in primary:
                     continue
                 rank = self.key_rank(key, ref)
-                cur = best[ec].get(i)
-                if cur is None or rank < cur[0]:
-                    best[ec][i] = (rank, key, e, ref)
+                region = region_name(key, ref)
+                for per in (best[ec],) + ((regional[ec + (region,)],) if region else ()):
+                    cur = per.get(i)
+                    if cur is None or rank < cur[0]:
+                        per[i] = (rank, key, e, ref)
         # one region class per series: a release that lists the model only in another region (an
         # EU or data-zone premium) is not a price move of the default region's listing
         for ec, per in best.items():
             cls = min(r[0][0] for r in per.values())
             best[ec] = {i: r for i, r in per.items() if r[0][0] == cls}
+        # every other region's rows are its own conditional series (region_series), unless the
+        # standard series reads them (a model the channel lists in no default region)
+        self.region_best = {}
+        for rc, per in sorted(regional.items()):
+            if {r[1] for r in per.values()} & {r[1] for r in best[rc[:2]].values()}:
+                self.left_out["litellm: regional rows that set the standard series (no default-region row)"] += 1
+                continue
+            self.region_best[rc] = per
         self.linked["litellm"] = len(linked_rows)
         self.lit_best = best
 
-    def observe(self, ec, field):
+    def rows_of(self, ec):
+        """Per release index, the litellm row (rank, key, entry, ref) a series of `ec` reads:
+        (entity, channel) the default region's, (entity, channel, region) that region's."""
+        return self.lit_best[ec] if len(ec) == 2 else self.region_best[ec]
+
+    def observe(self, ec, field, read=field_value):
+        """Per release (day, key, the figure `read` gives of the field: the listed one by default)."""
         out = []
+        rows = self.rows_of(ec)
         for i, (_v, d, _data) in enumerate(self.releases):
-            b = self.lit_best[ec].get(i)
+            b = rows.get(i)
             if not b:
                 out.append((d, None, None))
                 continue
-            out.append((d, b[1], field_value(b[2], field)))
+            out.append((d, b[1], read(b[2], field)))
         return out
 
     def limits_history(self, ent):
@@ -680,29 +777,34 @@ class Builder:
             steps = finalize(steps)
         return steps, obs
 
-    def series_key(self, ec, field):
-        """The series a litellm field of (entity, channel) `ec` builds: (entity, channel, component,
-        tier) for a rate of prices[], with (above_input_tokens, cache_ttl) after it for a
-        conditional rate (conditional_prices[])."""
+    def series_key(self, ec, field, window=None):
+        """The series a litellm field of `ec` ((entity, channel), or (entity, channel, region) for
+        a region's rows) builds: (entity, channel, component, tier) for a rate of prices[], with
+        (above_input_tokens, cache_ttl, region, time_window) after it for a conditional rate
+        (conditional_prices[]); `window`: the time window of a peak-hour series."""
         f = parse_field(field)
         key = (ec[0], ec[1], f.component, f.tier)
-        return key + (f.above_input_tokens, cache_ttl(ec[0][0], f)) if f.conditional else key
+        region = ec[2] if len(ec) > 2 else None
+        if f.conditional or region or window:
+            return key + (f.above_input_tokens, cache_ttl(ec[0][0], f), region, window)
+        return key
 
     def litellm_history(self, ec, field):
         """(steps, obs) of a field of (entity, channel) `ec` from litellm's releases."""
         if ec in self.peak_since:
-            return self.without_peak_rates(ec, field)
+            return self.off_peak_history(ec, field)
         return self.history_from_litellm(ec, field)
 
     def conditional_fields(self, ec):
-        """The conditional price fields (parse_field) that the rows of (entity, channel) `ec` carry
-        in any release, on the tiers the channel sells; a cache write no conditional row can carry
-        (cache_ttl) is counted in left_out, once per series."""
-        names = sorted({f for _r, _k, e, _ref in self.lit_best[ec].values() for f in e})
+        """The conditional price fields (parse_field) that the rows of `ec` carry in any release,
+        on the tiers the channel sells: of (entity, channel) its context tiers and cache writes,
+        of (entity, channel, region) every price field (each is a rate of that region); a cache
+        write no conditional row can carry (cache_ttl) is counted in left_out, once per series."""
+        names = sorted({f for _r, _k, e, _ref in self.rows_of(ec).values() for f in e})
         out = []
         for name in names:
             f = parse_field(name)
-            if not f or not f.conditional or f.tier not in CHANNEL_TIERS.get(ec[1], TIERS):
+            if not f or not (f.conditional or len(ec) > 2) or f.tier not in CHANNEL_TIERS.get(ec[1], TIERS):
                 continue
             try:
                 cache_ttl(ec[0][0], f)
@@ -712,32 +814,81 @@ class Builder:
             out.append(name)
         return out
 
-    def without_peak_rates(self, ec, field):
-        """The standard series of a model billed by time of day: litellm's figures from the day
-        time-of-day billing began are a peak-hour rate, not a price in effect all day, so no
-        release from that day is read (not even its ledger events, whose correction flags would
-        carry a peak figure back over the list price: DeepSeek V4 Pro's cached input 0.003625 ->
-        0.044) and the series ends on that day with no price; the figures left out are listed.
-        A series that starts after that day is left out whole. Returns (steps, obs)."""
+    def off_peak_history(self, ec, field):
+        """The series of a field of a model billed by time of day (`peak_since`: the day its
+        litellm list figures became peak-hour rates, None: always): litellm's list figures up to
+        that day, ending there with no price; from then the off-peak figure of the row's
+        `off_peak_pricing` (the rate outside the peak windows, a standard rate; none where no
+        peak window is known), from the first release that shows it: the days between are unknown, so the end of the flat rate and
+        the off-peak rate make no move (no page dates one). From that day no ledger event is read
+        (its correction flags would carry a peak figure back over the list price: DeepSeek V4
+        Pro's cached input 0.003625 -> 0.044). The list figures from that day are the peak series
+        (peak_history) of the standard rates; of any other field they are listed as left out.
+        Returns (steps, obs)."""
         since = self.peak_since[ec]
         full = self.observe(ec, field)
-        left = [Step(d, v, srcs={f"litellm {self.releases[i][0]}"}) for i, (d, _k, v) in enumerate(full)
-                if v is not None and (since is None or d >= since)]
-        steps, obs = [], None
+        steps, obs = [], [(d, None, None) for d, _k, _v in full]
         if since is not None:
             steps, obs = self.history_from_litellm(ec, field, until=since)
             steps = [st for st in steps if st.date < since]
             if steps and steps[-1].value is not None:
-                steps = finalize(steps + [Step(since, None, srcs={f"genai-prices {self.genai_version}"})])
-        if left:
+                steps.append(Step(since, None, srcs={f"genai-prices {self.genai_version}"}))
+        later = [o if since is None or o[0] >= since else (o[0], None, None)
+                 for o in self.observe(ec, field, read=off_peak_value)]
+        obs = [o if o[0] < (since or "") else lo for o, lo in zip(obs or later, later)]
+        # without a peak window no row says when the off-peak rate does not apply: no standard
+        # rate from that day
+        off = self.release_steps(later) if self.peak_window.get(ec) else []
+        # genai-prices' start date of an off-peak figure litellm shows dates it, where it falls
+        # after the flat rate's end (V4 Flash's 0.15 from 2026-09-10); one on that day would make
+        # a move of the flat rate (V4 Pro's 0.66 from 2026-08-17), one litellm does not show is
+        # genai-prices' alone (V4 Flash's 0.22)
+        dated = [(d, v) for d, v in self.off_peak_genai.get(ec, {}).get(field, ())
+                 if d > (since or "") and v in {st.value for st in off}]
+        steps = finalize(steps + (self.merge_genai(off, dated) if dated else off))
+        f = parse_field(field)
+        left = [Step(d, v, srcs={f"litellm {self.releases[i][0]}"}) for i, (d, _k, v) in enumerate(full)
+                if v is not None and (since is None or d >= since)]
+        if left and (self.peak_window.get(ec) is None or f.conditional or f.tier != "standard"):
             self.quarantine(self.series_key(ec, field), screen.PEAK_RATE, left)
         return steps, obs
+
+    def peak_history(self, ec, field):
+        """The peak-hour series of a standard rate of a model billed by time of day: litellm's
+        list figures from the day time-of-day billing began (`peak_since`), each from the first
+        release that shows it; no ledger event is read (off_peak_history). Returns (steps, obs)."""
+        since = self.peak_since[ec]
+        obs = [o if since is None or o[0] >= since else (o[0], None, None) for o in self.observe(ec, field)]
+        return self.release_steps(obs), obs
+
+    def release_steps(self, obs):
+        """The steps per-release observations (day, key, figure) show alone: each new figure from
+        the first release that shows it (approximate: after the release before it); a release
+        without a figure says nothing."""
+        steps, prev, prev_d = [], None, None
+        for i, (d, _k, v) in enumerate(obs):
+            if v is not None and v != prev:
+                steps.append(Step(d, v, "obs", False, prev_d, srcs={f"litellm {self.releases[i][0]}"}))
+                prev = v
+            prev_d = d
+        return steps
+
+    def set_peak_windows(self):
+        """The peak window of every model billed by time of day (peak_since: where genai-prices
+        prices it by time of day and litellm lists an off-peak rate), from its rows'
+        `off_peak_pricing` (peak_window): None where they state no one window they all share.
+        An off-peak rate litellm alone lists (OpenRouter's DeepSeek rows, weekdays by name, one
+        with an off-peak figure above its list figure) makes no model billed by time of day."""
+        self.peak_window = {}
+        for ec in self.peak_since:
+            wins = {peak_window(e["off_peak_pricing"]) for _r, _k, e, _ref in self.lit_best[ec].values() if peak_listed(e)}
+            self.peak_window[ec] = wins.pop() if len(wins) == 1 else None
 
     def unit_restated(self, ec, lo_i, hi_i):
         """The row gains or loses a per-character price between the two releases: litellm restated
         the figure in another unit (Vertex's textembedding-gecko: per character, then per token)."""
         def per_char(i):
-            b = self.lit_best[ec].get(i)
+            b = self.rows_of(ec).get(i)
             return bool(b) and any(f.endswith("_cost_per_character") and b[2][f] for f in b[2])
         return per_char(lo_i) != per_char(hi_i)
 
@@ -787,6 +938,8 @@ class Builder:
         """(ent, ch) -> {(component, tier): [(date or None, value)]} and the models behind them."""
         self.gen_of = defaultdict(list)
         self.peak_since = {}    # (ent, ch) -> the day its litellm figures became peak-hour rates (None: always)
+        self.peak_genai = {}    # (ent, ch) -> {component: genai-prices' peak-hour figure}
+        self.off_peak_genai = {}  # (ent, ch) -> {litellm field: genai-prices' dated off-peak figures}
         series = defaultdict(dict)
         primary = {(self.entity_of(r.maker, r.mkey), r.channel) for _p, _m, r in self.gen_rows if not r.fallback}
         primary |= set(self.lit_best)
@@ -797,13 +950,20 @@ class Builder:
                 continue
             if ec in self.lit_best and time_of_day_priced(m):
                 # its all-day price is an off-peak (or peak) figure: merged with litellm's list
-                # price it would mix the two in one series, so litellm's figure stands alone
-                self.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
+                # price it would mix the two in one series, so litellm's figures stand alone
                 if any(peak_listed(e) for _r, _k, e, _ref in self.lit_best[ec].values()):
-                    # ...unless litellm's figure is itself the peak-hour rate: then no source
-                    # gives an all-day price from the day time-of-day billing began
+                    # ...and where litellm's figure is itself the peak-hour rate, from the day
+                    # time-of-day billing began its off-peak figure is the standard rate and its
+                    # list figure the peak series; genai-prices' peak figure is a second source
+                    # of the peak series' current figure
+                    self.left_out["genai-prices: priced by time of day, litellm's off-peak and peak rates kept"] += 1
                     since = time_of_day_since(m)
                     self.peak_since[ec] = min(since, self.peak_since.get(ec) or since) if since else None
+                    self.peak_genai[ec] = genai_peak_figures(m)
+                    self.off_peak_genai[ec] = {COMPONENTS[comp]: [(d, mtok_text(pr.get(f))) for d, pr in self.genai_prices_of(m) if d]
+                                               for comp, f in GENAI_COMPONENTS.items()}
+                else:
+                    self.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
                 continue
             self.gen_of[ec].append((p, m, ref))
             std = self.genai_prices_of(m)
@@ -843,6 +1003,7 @@ class Builder:
         self.resolve_all()
         self.litellm_series()
         gseries = self.genai_series()
+        self.set_peak_windows()
         ecs = sorted(set(self.lit_best) | set(gseries))
         self.series = {}        # (ent, ch, comp, tier) -> dict
         for ec in ecs:
@@ -860,13 +1021,22 @@ class Builder:
                     if not steps:
                         continue
                     self.series[(ec[0], ec[1], comp, tier)] = {"steps": steps, "obs": obs, "genai": g}
-        # conditional rates (context tiers, cache writes): litellm's alone, built like its standard rates
-        self.cond_series = {}   # (ent, ch, comp, tier, above_input_tokens, cache_ttl) -> dict
-        for ec in sorted(self.lit_best):
+        # conditional rates (context tiers, cache writes, each region's rows): litellm's alone,
+        # built like its standard rates
+        self.cond_series = {}   # (ent, ch, comp, tier, above_input_tokens, cache_ttl, region, time_window) -> dict
+        for ec in sorted(self.lit_best) + sorted(self.region_best):
             for field in self.conditional_fields(ec):
                 steps, obs = self.litellm_history(ec, field)
                 if steps:
                     self.cond_series[self.series_key(ec, field)] = {"steps": steps, "obs": obs, "genai": None}
+        # peak-hour rates: litellm's list figures of a model billed by time of day, in its peak window
+        for ec, window in sorted(self.peak_window.items()):
+            for comp, field in COMPONENTS.items() if window else ():
+                steps, obs = self.peak_history(ec, field)
+                peak = self.peak_genai.get(ec, {}).get(comp)
+                if steps:
+                    self.cond_series[self.series_key(ec, field, window)] = {
+                        "steps": steps, "obs": obs, "genai": [(None, peak)] if peak else None}
         # models.dev: one dated observation per listing, used only on a channel no other source prices
         self.md_priced = {}     # (ent, ch) -> the models.dev id priced there
         for ec, comps in sorted(self.modelsdev_series().items()):
@@ -1128,7 +1298,8 @@ class Builder:
             for rule, dropped in moved:
                 self.quarantine(key, rule, dropped)
         steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),
-                                       dated={k for k, page in shown.items() if page.dated})
+                                       dated={k for k, page in shown.items() if page.dated},
+                                       one_region=len(key) > 4 and key[6] is not None)
         # the evidence gate last: the screens above name the cause of the moves they restate
         steps, gated = screen.unevidenced_moves(steps, shown, self.source_days)
         removed += gated

@@ -68,18 +68,34 @@ def price_changes(prices, lo, gen):
     return changes, scheduled, per_channel
 
 
-def condition(above_input_tokens, cache_ttl):
-    """A conditional row's `condition` object."""
-    return {"above_input_tokens": above_input_tokens, "cache_ttl": cache_ttl}
+def condition(above_input_tokens, cache_ttl, region=None, time_window=None):
+    """A conditional row's `condition` object: all four keys, always. `time_window` is the series
+    key's form, (name, ((weekdays, from, to), ...)), or None."""
+    window = None
+    if time_window is not None:
+        name, spans = time_window
+        window = {"name": name, "spans": [{"weekdays": list(days), "from": lo, "to": hi} for days, lo, hi in spans]}
+    return {"above_input_tokens": above_input_tokens, "cache_ttl": cache_ttl, "region": region,
+            "time_window": window}
+
+
+def window_label(window):
+    """A time window as one line: its name, then each span (`peak 1-5 01:00-04:00, 1-5 06:00-10:00`)."""
+    def days(ds):
+        return f"{ds[0]}-{ds[-1]}" if len(ds) > 1 and ds == list(range(ds[0], ds[-1] + 1)) else ",".join(map(str, ds))
+    return window["name"] + " " + ", ".join(f"{days(s['weekdays'])} {s['from']}-{s['to']}" for s in window["spans"])
 
 
 def condition_order(cond):
-    """Sort key of a condition (None: a standard rate, first): above_input_tokens nulls first,
-    then cache_ttl nulls first."""
+    """Sort key of a condition (None: a standard rate, first): above_input_tokens, cache_ttl,
+    region, then time_window, each nulls first (a condition written before region and time_window
+    existed reads them as null)."""
     if cond is None:
         return (False,)
     above, ttl = cond["above_input_tokens"], cond["cache_ttl"]
-    return (True, above is not None, above or 0, ttl is not None, ttl or "")
+    region, window = cond.get("region"), cond.get("time_window")
+    return (True, above is not None, above or 0, ttl is not None, ttl or "", region is not None, region or "",
+            window is not None, window_label(window) if window else "")
 
 
 def conditional_order(row):
@@ -89,21 +105,32 @@ def conditional_order(row):
 
 def conditional_counts(rows):
     """report.conditional_counts: conditional rows, and the models per condition kind (context
-    tiers by threshold, cache writes by duration, "unknown" where no page states it) and per tier."""
-    by_threshold, by_ttl, by_tier = {}, {}, {}
+    tiers by threshold, cache writes by duration, "unknown" where no page states it, regions,
+    time windows) and per tier; rows too per tier, region and time window."""
+    by_threshold, by_ttl, by_tier, by_region, by_window = {}, {}, {}, {}, {}
+    rows_region, rows_window = Counter(), Counter()
     for r in rows:
         above, ttl = r["condition"]["above_input_tokens"], r["condition"]["cache_ttl"]
+        region, window = r["condition"].get("region"), r["condition"].get("time_window")
         if above is not None:
             by_threshold.setdefault(str(above), set()).add(r["model"])
         if r["component"] == "cache_write":
             by_ttl.setdefault(ttl or "unknown", set()).add(r["model"])
+        if region is not None:
+            by_region.setdefault(region, set()).add(r["model"])
+            rows_region[region] += 1
+        if window is not None:
+            by_window.setdefault(window_label(window), set()).add(r["model"])
+            rows_window[window_label(window)] += 1
         by_tier.setdefault(r["tier"], set()).add(r["model"])
 
     def sizes(d, key=None):
         return {k: len(d[k]) for k in sorted(d, key=key)}
     return {"rows": len(rows), "rows_by_tier": dict(sorted(Counter(r["tier"] for r in rows).items())),
             "models_by_threshold": sizes(by_threshold, int), "models_by_cache_ttl": sizes(by_ttl),
-            "models_by_tier": sizes(by_tier)}
+            "models_by_tier": sizes(by_tier), "rows_by_region": dict(sorted(rows_region.items())),
+            "models_by_region": sizes(by_region), "rows_by_time_window": dict(sorted(rows_window.items())),
+            "models_by_time_window": sizes(by_window)}
 
 
 def dump(snapshot) -> bytes:

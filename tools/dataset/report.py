@@ -6,7 +6,8 @@
 Reads the snapshot (default data/snapshot.json.gz) and the quarantine report the build wrote
 beside it (quarantine.json), and prints: the events a first publish emits, per type, channel and
 source (as publish derives them: docs/publishing.md); the conditional rates (rows per tier, models
-per context threshold, cache-write duration and tier); the share of price changes that two or more
+per context threshold, cache-write duration, tier, region and time window; rows per region and time
+window); the share of price changes that two or more
 sources show (corroborated), and of the limit changes those a provider's own page dates; what
 each screen rule removed; the checks the history must pass (no uncorroborated move of 10x or
 more, none undone within 60 days, no current price after a shutdown, deprecation not after
@@ -146,6 +147,9 @@ def main():
     for kind, label in (("models_by_threshold", "context tier above N input tokens"),
                         ("models_by_cache_ttl", "cache write held for"), ("models_by_tier", "tier")):
         print(f"  models per {label}: " + (", ".join(f"{k}: {v}" for k, v in cond[kind].items()) or "none"))
+    for kind, label in (("region", "region"), ("time_window", "time window")):
+        rows, models = cond[f"rows_by_{kind}"], cond[f"models_by_{kind}"]
+        print(f"  rows / models per {label}: " + (", ".join(f"{k}: {rows[k]} / {models[k]}" for k in rows) or "none"))
 
     promo = [(p["model"], h) for p in snap["prices"] for h in p["history"] if "promotion" in h]
     print(f"\npromotional prices (a provider page calls them promotional): {len(promo)} entries, "

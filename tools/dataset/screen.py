@@ -286,12 +286,13 @@ def alias_moves(steps):
     return out, [st for st in steps if (st.date, st.value) not in kept]
 
 
-def screen(steps, channel, alias=False, dated=frozenset()):
-    """All value rules in order: regional rows on a channel with regions, routing changes on an
+def screen(steps, channel, alias=False, dated=frozenset(), one_region=False):
+    """All value rules in order: regional rows on a channel with regions (not on a series of one
+    region's rows, `one_region`: no other region's figure is mixed into it), routing changes on an
     aggregator, alias moves on a `-latest` series, then undone moves (a glitch that came back is
     not a big move), then big moves. Returns (steps, [(rule, removed steps)])."""
     removed = []
-    if channel in REGIONAL_CHANNELS:
+    if channel in REGIONAL_CHANNELS and not one_region:
         steps, regional = region_rows(steps)
         removed += [(REGION_ROW, regional)] if regional else []
     if channel in AGGREGATORS:

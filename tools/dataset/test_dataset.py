@@ -10,7 +10,7 @@ import gzip
 import json
 import sys
 import unittest
-from collections import Counter
+from collections import Counter, defaultdict
 from decimal import Decimal
 from pathlib import Path
 
@@ -721,7 +721,7 @@ class ConditionalRates(unittest.TestCase):
         ec = (("anthropic", "claude-sonnet-4-5"), "official")
         keys = [b.series_key(ec, f) for f in self.SONNET_FIELDS]
         self.assertEqual(len(set(keys)), len(keys))
-        self.assertIn((ec[0], "official", "cache_write", "batch", None, "5m"), keys)
+        self.assertIn((ec[0], "official", "cache_write", "batch", None, "5m", None, None), keys)
         self.assertIn((ec[0], "official", "input", "standard"), keys)
 
     def test_a_conditional_series_is_built_from_two_releases_by_the_standard_code(self):
@@ -791,6 +791,27 @@ class ConditionalRates(unittest.TestCase):
         self.assertEqual((counts["rows"], counts["models_by_threshold"], counts["models_by_cache_ttl"]),
                          (5, {"200000": 1}, {"1h": 1, "5m": 1, "unknown": 1}))
 
+    def test_region_and_time_window_sort_after_the_other_keys_nulls_first(self):
+        peak = ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"), ((1, 2, 3, 4, 5), "06:00", "10:00")))
+
+        def row(above, region, window=None):
+            return {"model": "anthropic:claude-sonnet-4-5", "channel": "aws_bedrock", "component": "input",
+                    "tier": "standard", "condition": render.condition(above, None, region, window)}
+        rows = [row(200000, "eu"), row(None, "us"), row(200000, None), row(None, "eu"), row(None, None, peak)]
+        got = [(r["condition"]["above_input_tokens"], r["condition"]["region"], bool(r["condition"]["time_window"]))
+               for r in sorted(rows, key=render.conditional_order)]
+        self.assertEqual(got, [(None, None, True), (None, "eu", False), (None, "us", False),
+                               (200000, None, False), (200000, "eu", False)])
+        # a condition written before region and time_window existed reads them as null
+        self.assertEqual(render.condition_order({"above_input_tokens": None, "cache_ttl": "1h"}),
+                         render.condition_order(render.condition(None, "1h")))
+        self.assertEqual(rows[-1]["condition"]["time_window"],
+                         {"name": "peak", "spans": [{"weekdays": [1, 2, 3, 4, 5], "from": "01:00", "to": "04:00"},
+                                                    {"weekdays": [1, 2, 3, 4, 5], "from": "06:00", "to": "10:00"}]})
+        counts = render.conditional_counts(rows)
+        self.assertEqual((counts["rows_by_region"], counts["models_by_region"]), ({"eu": 2, "us": 1}, {"eu": 1, "us": 1}))
+        self.assertEqual(counts["rows_by_time_window"], {"peak 1-5 01:00-04:00, 1-5 06:00-10:00": 1})
+
 
 class BundledConditionalRates(unittest.TestCase):
     """The conditional rates of the bundled snapshot (data/snapshot.json.gz) against the providers'
@@ -840,7 +861,9 @@ class BundledConditionalRates(unittest.TestCase):
         self.assertEqual(len(set(keys)), len(keys))
         for r in self.rows:
             above, ttl = r["condition"]["above_input_tokens"], r["condition"]["cache_ttl"]
-            self.assertTrue(above is not None or r["component"] == "cache_write", r)
+            region, window = r["condition"]["region"], r["condition"]["time_window"]
+            self.assertTrue(above is not None or r["component"] == "cache_write" or region or window, r)
+            self.assertTrue(region is None or build.REGION_NAME.fullmatch(region), r)
             self.assertTrue(above is None or above > 0, r)
             self.assertIn(ttl, (None, "5m", "1h") if r["component"] == "cache_write" else (None,), r)
             self.assertIn(r["tier"], build.CHANNEL_TIERS.get(r["channel"], build.TIERS), r)
@@ -885,6 +908,9 @@ class PeakRates(unittest.TestCase):
         b.ledger_src, b.genai_version = "llmledger 0.2.0", "0.2.3"
         b.bisected, b.unbisected, b.screened, b.left_out = {}, [], [], Counter()
         b.peak_since = {ec: build.time_of_day_since(self.GENAI)}
+        b.peak_window = {ec: ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"), ((1, 2, 3, 4, 5), "06:00", "10:00")))}
+        # genai-prices 0.2.3's dated off-peak cached input: on the day the flat rate ended
+        b.off_peak_genai = {ec: {"cache_read_input_token_cost": [("2026-08-17", "0.022")]}}
         return b, ec
 
     def test_time_of_day_billing_starts_at_genai_prices_first_dated_price(self):
@@ -896,21 +922,174 @@ class PeakRates(unittest.TestCase):
         self.assertTrue(build.peak_listed({"input_cost_per_token": 1.32e-06, "off_peak_pricing": {}}))
         self.assertFalse(build.peak_listed(self.ROW))
 
-    def test_the_standard_series_ends_when_time_of_day_billing_begins(self):
+    def test_from_the_day_time_of_day_billing_began_the_standard_rate_is_off_peak(self):
         # without the rule: 0.044 from 2026-06-21 (the ledger's likely-correction flag carries the
-        # peak figure back); DeepSeek's page lists 0.003625 until peak hours began
+        # peak figure back); DeepSeek's page lists 0.003625 until peak hours began. From then the
+        # off-peak figure 0.022, first shown by litellm 1.104.5: the days between are unknown
         b, ec = self.builder()
-        got, _obs = b.without_peak_rates(ec, "cache_read_input_token_cost")
+        got, obs = b.off_peak_history(ec, "cache_read_input_token_cost")
+        self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None), ("2026-09-26", "0.022")])
+        self.assertEqual([v for _d, _k, v in obs], ["0.003625", "0.003625", None, "0.022"])
+        self.assertEqual(b.screened, [])
+
+    def test_without_a_peak_window_no_off_peak_rate_is_standard(self):
+        # litellm 1.104.5 `tencent/deepseek-v4-pro-0813` counts weekdays in Beijing time: no window
+        b, ec = self.builder()
+        b.peak_window[ec] = None
+        got, _obs = b.off_peak_history(ec, "cache_read_input_token_cost")
         self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None)])
         self.assertEqual([(rule, [(d, v) for d, v, _s in xs]) for _k, rule, xs, _d in b.screened],
                          [(screen.PEAK_RATE, [("2026-08-31", "0.044"), ("2026-09-26", "0.044")])])
 
-    def test_a_series_that_starts_in_peak_billing_is_left_out_whole(self):
+    def test_a_genai_prices_date_after_that_day_dates_the_off_peak_figure(self):
+        # genai-prices 0.2.3 deepseek-v4-flash: off-peak 0.003 (V4.1 Flash's) from 2026-09-10, and
+        # 0.007 from 2026-08-17 that no litellm release shows; here litellm's off-peak figure is
+        # V4.1 Flash's 0.003 from 1.104.5
         b, ec = self.builder()
+        for _v, _d, rows in b.releases[3:]:
+            rows["deepseek/deepseek-v4-pro"]["off_peak_pricing"] = {"cache_read_input_token_cost": 3e-09}
+        b.off_peak_genai[ec]["cache_read_input_token_cost"] = [("2026-08-17", "0.007"), ("2026-09-10", "0.003")]
+        got, _obs = b.off_peak_history(ec, "cache_read_input_token_cost")
+        self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None), ("2026-09-10", "0.003")])
+        self.assertTrue(got[-1].genai)
+
+    def test_the_peak_series_is_the_list_figure_from_that_day(self):
+        b, ec = self.builder()
+        got, _obs = b.peak_history(ec, "cache_read_input_token_cost")
+        self.assertEqual(prices(got), [("2026-08-31", "0.044")])
+        self.assertEqual(sorted(got[0].srcs), ["litellm 1.100.5"])
         b.peak_since[ec] = None
-        got, _obs = b.without_peak_rates(ec, "cache_read_input_token_cost")
-        self.assertEqual(got, [])
-        self.assertEqual(len(b.screened[0][2]), 4)
+        got, _obs = b.peak_history(ec, "cache_read_input_token_cost")
+        self.assertEqual(prices(got), [("2026-06-25", "0.003625"), ("2026-08-31", "0.044")])
+
+    def test_the_peak_window_is_the_complement_of_litellms_off_peak_windows(self):
+        # litellm 1.104.5 `deepseek/deepseek-v4-pro` off_peak_pricing.windows
+        off_peak = {"cache_read_input_token_cost": 2.2e-08, "input_cost_per_token": 6.6e-07,
+                    "output_cost_per_token": 1.98e-06,
+                    "windows": [{"hours_utc": ["00:00-01:00", "04:00-06:00", "10:00-00:00"], "weekdays": [1, 2, 3, 4, 5]},
+                                {"hours_utc": "00:00-00:00", "weekdays": [6, 7]}]}
+        self.assertEqual(build.peak_window(off_peak),
+                         ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"), ((1, 2, 3, 4, 5), "06:00", "10:00"))))
+        self.assertEqual(build.off_peak_value({"off_peak_pricing": off_peak}, "input_cost_per_token"), "0.66")
+        # litellm 1.104.5 `tencent/deepseek-v4-pro-0813`: weekdays counted in Beijing time
+        self.assertIsNone(build.peak_window(dict(off_peak, weekday_timezone="Asia/Shanghai")))
+        # litellm 1.104.5 `openrouter/deepseek/deepseek-v4.1-flash`: weekdays by name
+        self.assertIsNone(build.peak_window({"windows": [{"weekdays": ["saturday", "sunday"], "hours_utc": "00:00-00:00"}]}))
+        # genai-prices 0.2.3: the peak figure of both windows (its data holds Decimals)
+        peak = {"input_mtok": Decimal("1.32"), "cache_read_mtok": Decimal("0.044"), "output_mtok": Decimal("3.96")}
+        windows = [{"constraint": {"__t": "TimeOfDateConstraint", "start_time": t}, "prices": peak}
+                   for t in ("01:00:00Z", "06:00:00Z")]
+        self.assertEqual(build.genai_peak_figures({"prices": self.GENAI["prices"][:2] + windows}),
+                         {"input": "1.32", "output": "3.96", "cached_input": "0.044"})
+
+    def test_a_peak_series_key_carries_its_window(self):
+        b, ec = self.builder()
+        window = ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"),))
+        self.assertEqual(b.series_key(ec, "input_cost_per_token", window),
+                         (ec[0], "official", "input", "standard", None, None, None, window))
+        self.assertEqual(b.series_key(ec, "input_cost_per_token"), (ec[0], "official", "input", "standard"))
+
+
+class RegionalRows(unittest.TestCase):
+    """litellm 1.109.1 rows of Claude Sonnet 4.5 on Bedrock (the global row, its `eu.` and
+    `bedrock/us-gov-west-1/` rows) and of GPT-4o (2024-11-20) on Azure (`azure/` and `azure/eu/`)."""
+
+    GLOBAL = ("anthropic.claude-sonnet-4-5-20250929-v1:0",
+              {"input_cost_per_token": 3e-06, "input_cost_per_token_above_200k_tokens": 6e-06,
+               "deprecation_date": "2027-04-08", "litellm_provider": "bedrock_converse", "mode": "chat",
+               "output_cost_per_token": 1.5e-05})
+    EU = ("eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+          {"input_cost_per_token": 3.3e-06, "input_cost_per_token_above_200k_tokens": 6.6e-06,
+           "deprecation_date": "2027-04-08", "litellm_provider": "bedrock_converse", "mode": "chat",
+           "output_cost_per_token": 1.65e-05})
+    GOV = ("bedrock/us-gov-west-1/anthropic.claude-sonnet-4-5-20250929-v1:0",
+           {"deprecation_date": "2027-04-08", "input_cost_per_token": 3.6e-06, "litellm_provider": "bedrock",
+            "mode": "chat", "output_cost_per_token": 1.8e-05})
+    AZURE = ("azure/gpt-4o-2024-11-20", {"deprecation_date": "2027-04-14", "input_cost_per_token": 2.5e-06,
+                                         "litellm_provider": "azure", "mode": "chat", "output_cost_per_token": 1e-05})
+    AZURE_EU = ("azure/eu/gpt-4o-2024-11-20", {"deprecation_date": "2027-04-14", "input_cost_per_token": 2.75e-06,
+                                               "litellm_provider": "azure", "mode": "chat",
+                                               "output_cost_per_token": 1.1e-05})
+
+    def region(self, row):
+        ref, _why = litellm_ref(row[0], row[1], None)
+        return build.region_name(row[0], ref)
+
+    def test_a_regional_row_names_its_region(self):
+        self.assertEqual([self.region(r) for r in (self.GLOBAL, self.EU, self.GOV, self.AZURE, self.AZURE_EU)],
+                         [None, "eu", "us-gov-west-1", None, "eu"])
+        ref, _why = litellm_ref("global.anthropic.claude-sonnet-4-5-20250929-v1:0", self.GLOBAL[1], None)
+        self.assertIsNone(build.region_name("global.anthropic.claude-sonnet-4-5-20250929-v1:0", ref))
+        ref, _why = litellm_ref("bedrock_mantle/openai.gpt-5.6-sol", {"litellm_provider": "bedrock", "mode": "chat"}, None)
+        self.assertIsNone(build.region_name("bedrock_mantle/openai.gpt-5.6-sol", ref))
+
+    def builder(self, rows):
+        b = build.Builder.__new__(build.Builder)
+        b.releases = [("1.109.1", "2026-11-12", dict(rows))]
+        b.lit_ref = {(k, e["litellm_provider"]): litellm_ref(k, e, None)[0] for k, e in rows}
+        b.tags, b.tagged, b.present, b.latest_own = defaultdict(set), {}, set(), set()
+        b.linked, b.left_out = Counter(), Counter()
+        b.ledger = build.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {}})
+        b.ledger_src, b.bisected, b.unbisected, b.screened = "llmledger 0.2.0", {}, [], []
+        b.peak_since = {}
+        b.litellm_series()
+        return b
+
+    def test_the_global_row_sets_the_standard_series_and_each_region_its_own(self):
+        b = self.builder([self.GLOBAL, self.EU, self.GOV])
+        [ec] = b.lit_best
+        ent = ec[0]
+        self.assertEqual(ec, (("anthropic", "claude-sonnet-4-5-20250929"), "aws_bedrock"))
+        self.assertEqual([r[1] for r in b.lit_best[ec].values()], [self.GLOBAL[0]])
+        self.assertEqual(sorted(b.region_best), [ec + ("eu",), ec + ("us-gov-west-1",)])
+        eu = ec + ("eu",)
+        self.assertEqual(b.conditional_fields(eu), ["input_cost_per_token", "input_cost_per_token_above_200k_tokens",
+                                                    "output_cost_per_token"])
+        self.assertEqual(b.conditional_fields(ec), ["input_cost_per_token_above_200k_tokens"])
+        self.assertEqual(b.series_key(eu, "input_cost_per_token_above_200k_tokens"),
+                         (ent, "aws_bedrock", "input", "standard", 200000, None, "eu", None))
+        got, _obs = b.history_from_litellm(eu, "input_cost_per_token_above_200k_tokens")
+        self.assertEqual(prices(got), [("2026-11-12", "6.6")])
+        got, _obs = b.history_from_litellm(ec, "input_cost_per_token")
+        self.assertEqual(prices(got), [("2026-11-12", "3")])
+
+    def test_an_azure_eu_row_is_a_regional_series(self):
+        b = self.builder([self.AZURE, self.AZURE_EU])
+        [ec] = b.lit_best
+        eu = ec + ("eu",)
+        self.assertEqual(list(b.region_best), [eu])
+        got, _obs = b.history_from_litellm(eu, "output_cost_per_token")
+        self.assertEqual(prices(got), [("2026-11-12", "11")])
+
+    def test_a_region_whose_rows_set_the_standard_series_is_no_conditional_series(self):
+        b = self.builder([self.EU])
+        self.assertEqual(b.region_best, {})
+        self.assertEqual(sum(b.left_out.values()), 1)
+
+    def test_a_multiplier_row_derives_no_regional_series(self):
+        # litellm 1.109.1 `gpt-5.4` (OpenAI) and `vertex_ai/claude-sonnet-4-5`: no page read says
+        # which components the 1.1 uplift applies to, so neither field is a series of any region
+        gpt = ("gpt-5.4", {"input_cost_per_token": 2.5e-06, "litellm_provider": "openai", "mode": "chat",
+                           "output_cost_per_token": 1.5e-05, "regional_processing_uplift_multiplier_eu": 1.1,
+                           "regional_processing_uplift_multiplier_us": 1.1})
+        vertex = ("vertex_ai/claude-sonnet-4-5", {"input_cost_per_token": 3e-06, "mode": "chat",
+                                                  "litellm_provider": "vertex_ai-anthropic_models",
+                                                  "output_cost_per_token": 1.5e-05,
+                                                  "regional_endpoint_uplift_multiplier": 1.1})
+        for row in (gpt, vertex):
+            b = self.builder([row])
+            [ec] = b.lit_best
+            self.assertEqual((b.region_best, b.conditional_fields(ec)), ({}, []), row[0])
+            for field in row[1]:
+                if "uplift" in field:
+                    self.assertIsNone(build.parse_field(field), field)
+
+    def test_a_regional_series_keeps_its_own_figure_through_the_screen(self):
+        # a 1.1x move in a series of one region's rows is no region flip: the premium screen skips it
+        got, removed = screen.screen(steps(("2025-11-22", "3.3"), ("2026-11-12", "3.63")), "aws_bedrock", one_region=True)
+        self.assertEqual(removed, [])
+        got, removed = screen.screen(steps(("2025-11-22", "3"), ("2026-11-12", "3.3")), "aws_bedrock")
+        self.assertEqual([r for r, _s in removed], [screen.REGION_ROW])
 
 
 if __name__ == "__main__":
