@@ -1292,9 +1292,9 @@ class Builder:
         for st, srcs in zip(steps, self.step_sources(steps, s)):
             st.srcs = set(srcs)
         shown = {}
-        if tier == "standard" and len(key) == 4:
+        if len(key) == 4:
             # the providers' notices state rates of prices[], never a conditional rate
-            steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], ch, comp), []))
+            steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], ch, comp, tier), []))
             for rule, dropped in moved:
                 self.quarantine(key, rule, dropped)
         steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),

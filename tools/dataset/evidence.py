@@ -79,11 +79,13 @@ def source_of(notice):
 
 
 def price_statements(notices):
-    """(model id, channel, component) -> [(effective, through, price, source, dated)], oldest
-    first; `price` is a figure, or for a stated cut ("cuts") the factor the new price is at most of
-    the old. A notice states prices of the maker's own API (`official`) unless it names the
-    platforms it covers (`channels`: Anthropic's "across all platforms" of 2024-12-03 covers
-    Amazon Bedrock and Google Vertex AI too)."""
+    """(model id, channel, component, tier) -> [(effective, through, price, source, dated)],
+    oldest first; `price` is a figure, or for a stated cut ("cuts") the factor the new price is at
+    most of the old. A notice states prices of the maker's own API (`official`) unless it names
+    the platforms it covers (`channels`: Anthropic's "across all platforms" of 2024-12-03 covers
+    Amazon Bedrock and Google Vertex AI too), and of the standard tier unless it names the tiers
+    (a price's `tier`; a cut's `tiers`: OpenAI's "GPT-5.6 Luna costs 80% less" of 2026-07-30 is
+    said of the model, so of every tier it sells, each still held to the stated size)."""
     out = defaultdict(list)
     # a cut of a stated price list (`of`) shows that list in effect until the day before the cut
     until = {n["of"]: prev_day(n["effective"]) for n in notices if n.get("of")}
@@ -91,11 +93,12 @@ def price_statements(notices):
         through = max(n.get("through", ""), until.get(n["id"], ""))
         for ch in n.get("channels", ("official",)):
             for p in n.get("prices", ()):
-                out[(p["model"], ch, p["component"])].append(
+                out[(p["model"], ch, p["component"], p.get("tier", "standard"))].append(
                     (n["effective"], through, p["price"], source_of(n), bool(p.get("dated"))))
             for c in n.get("cuts", ()):
-                out[(c["model"], ch, c["component"])].append(
-                    (n["effective"], n["through"], None, source_of(n), Decimal(1) - Decimal(n["cut_at_least"])))
+                for tier in n.get("tiers", ("standard",)):
+                    out[(c["model"], ch, c["component"], tier)].append(
+                        (n["effective"], n["through"], None, source_of(n), Decimal(1) - Decimal(n["cut_at_least"])))
     return {k: sorted(v, key=lambda x: x[:2]) for k, v in out.items()}
 
 

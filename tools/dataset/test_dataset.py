@@ -331,7 +331,7 @@ class FirstPartyNotices(unittest.TestCase):
         srcs = {"2025-02-07": {"litellm 1.61.20"}, "2025-09-28": {"litellm 1.77.5"}, "2026-01-13": {"litellm 1.81.5"}}
         got, moved, shown = evidence.apply_prices(
             steps(("2025-02-07", "0.27"), ("2025-09-28", "0.6"), ("2026-01-13", "0.28"), srcs=srcs),
-            self.STATEMENTS[("deepseek:deepseek-chat", "official", "input")])
+            self.STATEMENTS[("deepseek:deepseek-chat", "official", "input", "standard")])
         # litellm 1.81.5's 0.28 is DeepSeek's cut of 2025-09-29 ("API price cut by more than 50%")
         self.assertEqual(prices(got), [("2025-02-07", "0.27"), ("2025-09-05", "0.56"), ("2025-09-29", "0.28")])
         self.assertEqual(screen.independent_sources(got[1].srcs), {"litellm", "provider"})
@@ -346,15 +346,33 @@ class FirstPartyNotices(unittest.TestCase):
         # row in litellm went 1 -> 0.8 in litellm 1.59.12 (2025-01-29)
         haiku = "anthropic:claude-3-5-haiku-20241022"
         for ch in ("official", "aws_bedrock", "vertex"):
-            self.assertIn((haiku, ch, "input"), self.STATEMENTS)
-        self.assertNotIn((haiku, "openrouter", "input"), self.STATEMENTS)
+            self.assertIn((haiku, ch, "input", "standard"), self.STATEMENTS)
+        self.assertNotIn((haiku, "openrouter", "input", "standard"), self.STATEMENTS)
         got, _moved, shown = evidence.apply_prices(
             steps(("2024-11-04", "1"), ("2025-01-29", "0.8"), srcs={"2025-01-29": {"litellm 1.59.12"}}),
-            self.STATEMENTS[(haiku, "aws_bedrock", "input")])
+            self.STATEMENTS[(haiku, "aws_bedrock", "input", "standard")])
         self.assertEqual(prices(got), [("2024-11-04", "1"), ("2024-12-03", "0.80")])
         self.assertTrue(shown[("2024-12-03", "0.80")].dated)
         # a notice without `channels` covers the maker's own API only
-        self.assertNotIn(("openai:o3", "azure", "input"), self.STATEMENTS)
+        self.assertNotIn(("openai:o3", "azure", "input", "standard"), self.STATEMENTS)
+
+    def test_a_cut_said_of_the_model_dates_each_tier_held_to_its_size(self):
+        # OpenAI, 2026-07-30: "GPT-5.6 Luna costs 80% less"; the sources show its batch input
+        # 0.5 -> 0.1 a day later (llmledger 0.2.0, its day-dated history of litellm's file: 2026-07-31):
+        # the cut's day, the sources' figure
+        luna = ("openai:gpt-5.6-luna", "official", "input", "batch")
+        got, _moved, shown = evidence.apply_prices(
+            steps(("2026-07-09", "0.5"), ("2026-07-31", "0.1"), srcs={"2026-07-31": {"llmledger 0.2.0"}}),
+            self.STATEMENTS[luna])
+        self.assertEqual(prices(got), [("2026-07-09", "0.5"), ("2026-07-30", "0.1")])
+        self.assertTrue(shown[("2026-07-30", "0.1")].dated)
+        # a smaller move is not the stated cut: not dated by it
+        _got, _moved, shown = evidence.apply_prices(
+            steps(("2026-07-09", "0.5"), ("2026-07-31", "0.45"), srcs={"2026-07-31": {"llmledger 0.2.0"}}),
+            self.STATEMENTS[luna])
+        self.assertFalse(any(page.dated for page in shown.values()))
+        # a notice that names no tiers states the standard tier only
+        self.assertNotIn(("openai:o3", "official", "input", "batch"), self.STATEMENTS)
 
     def test_a_dated_figure_no_source_records_stands_from_its_day(self):
         # Vertex AI's Claude 3.5 Haiku: litellm 1.53.1 .. 1.91.5 keep 1 until the shutdown of
@@ -362,14 +380,14 @@ class FirstPartyNotices(unittest.TestCase):
         haiku = "anthropic:claude-3-5-haiku-20241022"
         srcs = {"2024-11-04": {"litellm 1.53.1", "litellm 1.91.5"}}
         got, moved, shown = evidence.apply_prices(steps(("2024-11-04", "1"), ("2026-07-05", None), srcs=srcs),
-                                                  self.STATEMENTS[(haiku, "vertex", "input")])
+                                                  self.STATEMENTS[(haiku, "vertex", "input", "standard")])
         self.assertEqual(prices(got), [("2024-11-04", "1"), ("2024-12-03", "0.80"), ("2026-07-05", None)])
         self.assertEqual(got[1].srcs, {"provider anthropic-news-2024-12-03"})
         self.assertTrue(shown[("2024-12-03", "0.80")].dated)
         self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.STALE, [("2024-12-03", "1")])])
         # a channel that starts selling after the day, or has stopped by then, takes no figure
         for excerpt in (steps(("2025-01-10", "1")), steps(("2024-11-04", "1"), ("2024-12-01", None))):
-            got, moved, shown = evidence.apply_prices(excerpt, self.STATEMENTS[(haiku, "vertex", "input")])
+            got, moved, shown = evidence.apply_prices(excerpt, self.STATEMENTS[(haiku, "vertex", "input", "standard")])
             self.assertEqual((prices(got), moved, shown), (prices(excerpt), [], {}))
         # a page that shows a figure on the day it was read dates nothing and adds no figure
         got, moved, shown = evidence.apply_prices(steps(("2026-04-01", "0.2")),
@@ -381,7 +399,7 @@ class FirstPartyNotices(unittest.TestCase):
         # DeepSeek's page: the discount runs "until 2025-02-08 16:00 (UTC)", full price $0.27 after
         got, moved, shown = evidence.apply_prices(
             steps(("2024-05-07", "0.14"), ("2025-02-07", "0.27"), srcs={"2025-02-07": {"llmledger 0.2.0"}}),
-            self.STATEMENTS[("deepseek:deepseek-chat", "official", "input")][:1])
+            self.STATEMENTS[("deepseek:deepseek-chat", "official", "input", "standard")][:1])
         self.assertEqual(prices(got), [("2024-05-07", "0.14"), ("2025-02-08", "0.27")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.REDATED, [("2025-02-07", "0.27")])])
         self.assertTrue(shown[("2025-02-08", "0.27")].dated)
@@ -393,7 +411,7 @@ class FirstPartyNotices(unittest.TestCase):
         srcs = {"2025-02-07": {"litellm 1.61.20"}, "2025-09-28": {"litellm 1.77.5"}, "2026-01-13": {"litellm 1.81.5"}}
         got, moved, _ = evidence.apply_prices(
             steps(("2025-02-07", "0.07"), ("2025-09-28", "0.06"), ("2026-01-13", "0.028"), srcs=srcs),
-            self.STATEMENTS[("deepseek:deepseek-chat", "official", "cached_input")])
+            self.STATEMENTS[("deepseek:deepseek-chat", "official", "cached_input", "standard")])
         self.assertEqual(prices(got), [("2025-02-07", "0.07"), ("2025-09-29", "0.028")])
         self.assertEqual([rule for rule, _xs in moved], [evidence.CONTRADICTED, evidence.REDATED])
         # a move of less than half is not the cut the page states
@@ -407,28 +425,28 @@ class FirstPartyNotices(unittest.TestCase):
         # changelog of 2025-06-10: "Prices for the o3 model have also been reduced" (no size)
         srcs = {"2025-04-16": {"litellm 1.71.3"}, "2025-06-10": {"genai-prices 0.2.3", "litellm 1.73.6"}}
         got, moved, shown = evidence.apply_prices(steps(("2025-04-16", "10"), ("2025-06-10", "2"), srcs=srcs),
-                                                  self.STATEMENTS[("openai:o3", "official", "input")])
+                                                  self.STATEMENTS[("openai:o3", "official", "input", "standard")])
         self.assertEqual(prices(got), [("2025-04-16", "10"), ("2025-06-10", "2")])
         self.assertEqual(moved, [])
         self.assertTrue(shown[("2025-06-10", "2")].dated)
         self.assertIn("provider openai-changelog-2025-06-10", got[1].srcs)
         # a rise on that day is not the reduction the page states
         _, _, shown = evidence.apply_prices(steps(("2025-04-16", "10"), ("2025-06-10", "12")),
-                                            self.STATEMENTS[("openai:o3", "official", "input")])
+                                            self.STATEMENTS[("openai:o3", "official", "input", "standard")])
         self.assertEqual(shown, {})
 
     def test_a_series_litellm_starts_late_starts_on_the_providers_page(self):
         # deepseek-v4-flash output: 0.28 first in litellm 1.91.5 (2026-06-21); DeepSeek's page
         # shows it on 2026-04-26; litellm 1.100.5's 1.32 (2026-08-21) is after every copy read
         got, _, _ = evidence.apply_prices(steps(("2026-06-21", "0.28"), ("2026-08-21", "1.32")),
-                                       self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "output")])
+                                       self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "output", "standard")])
         self.assertEqual(prices(got), [("2026-04-26", "0.28"), ("2026-08-21", "1.32")])
 
     def test_a_move_on_a_day_the_page_shows_the_old_figure_is_left_out(self):
         # litellm 1.100.5's 0.44 for deepseek-v4-flash input, had it been dated inside the days
         # DeepSeek's page is read to show 0.14 (2026-04-26 .. 2026-05-22)
         got, moved, _ = evidence.apply_prices(steps(("2026-04-26", "0.14"), ("2026-05-01", "0.44"), ("2026-09-13", "0.3")),
-                                           self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "input")])
+                                           self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "input", "standard")])
         self.assertEqual(prices(got), [("2026-04-26", "0.14"), ("2026-09-13", "0.3")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.CONTRADICTED, [("2026-05-01", "0.44")])])
 
@@ -489,7 +507,7 @@ class EvidenceGate(unittest.TestCase):
         # 0.42 (litellm 1.81.5, 2026-01-13); DeepSeek dates 1.68 from 2025-09-05 and a cut of
         # more than 50% on 2025-09-29
         kept, gated = self.gate(steps(("2025-01-23", "2.19"), ("2025-09-28", "1.7"), ("2026-01-13", "0.42")),
-                                self.STATEMENTS[("deepseek:deepseek-reasoner", "official", "output")])
+                                self.STATEMENTS[("deepseek:deepseek-reasoner", "official", "output", "standard")])
         self.assertEqual(prices(kept), [("2025-01-23", "2.19"), ("2025-09-05", "1.68"), ("2025-09-29", "0.42")])
         self.assertEqual(gated, [])
 
@@ -523,7 +541,7 @@ class EvidenceGate(unittest.TestCase):
         # 1.100.5's 0.44 (2026-08-21) no page dates: 0.14 is not overwritten, the days after the
         # last copy are unknown and 0.44 is no change of 0.14
         kept, gated = self.gate(steps(("2026-06-21", "0.14"), ("2026-08-21", "0.44")),
-                                self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "input")])
+                                self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "input", "standard")])
         self.assertEqual(prices(kept), [("2026-04-26", "0.14"), ("2026-05-23", None), ("2026-08-21", "0.44")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in gated], [(screen.UNDATED, [("2026-08-21", "0.44")])])
 
