@@ -1113,7 +1113,6 @@ class Builder:
                 self.quarantine(key, SHUTDOWN_OVERRULED, [Step(shut[0], None, srcs={shut[1]})],
                                 f"the page ({notice[2]}) states {notice[1]}")
             shut = (notice[1], shut[1] if shut else None)
-            s["announced"], s["page"] = notice[0], notice[2]
         s["shutdown"] = shut
         if shut:
             steps, late = events.end_at_shutdown(steps, shut[0])
@@ -1353,8 +1352,10 @@ class Builder:
             # lifecycle
             flagged = bool(md.get("status") == "deprecated" and not self.as_of) or any(
                 m.get("deprecated") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ())) and not self.as_of
+            pages = {ch: self.notice_deprecations[(meta["id"], ch)] for ch in CHANNELS
+                     if (meta["id"], ch) in self.notice_deprecations}
             status, dep, retirement, withheld = lifecycle([(k[1], s) for k, s in rows], gen, self.shutdown_recorded,
-                                                          flagged)
+                                                          flagged, pages)
             for rule, field, day in withheld:
                 self.quarantine((ent, "all", field, None), rule, [Step(day, day)])
             name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]

@@ -1,11 +1,10 @@
 """A model's lifecycle from its price series: status, deprecation date and retirement date.
 
 The build's render stage calls `lifecycle` once per model with every series of the model (the
-rules are in docs/snapshot-format.md, section 5.2). A series is a dict with its `steps`
-(series.Step, a `None` price ending it) and, where a shutdown is known, `shutdown`
-(`(day, row key)`); where a provider's own page states that shutdown, `page` (the notice's
-source) and `announced` (the day the page announced it, None when the page names no such day;
-tools/dataset/announcements.json).
+rules are in docs/snapshot-format.md, section 5.2) and the providers' own deprecation notices of
+the model (tools/dataset/announcements.json, read by evidence.deprecations). A series is a dict
+with its `steps` (series.Step, a `None` price ending it) and, where a shutdown is known,
+`shutdown` (`(day, row key)`: a notice's day where one covers the channel, else a source's).
 
 The lifecycle gate (docs/publishing.md "The lifecycle gate"): a deprecation or retirement date,
 and so the event behind it, is published only where a provider's own page states the day. What
@@ -28,34 +27,32 @@ def end_date(steps):
     return steps[-1].date if steps and steps[-1].value is None else None
 
 
-def page_states(rows, day):
-    """A provider's page states a shutdown within PAGE_DAYS of `day` on one of the model's
-    channels."""
-    return any(s.get("page") and s.get("shutdown") and abs(days_between(s["shutdown"][0], day)) <= PAGE_DAYS
-               for _ch, s in rows)
-
-
-def lifecycle(rows, gen, recorded, flagged):
+def lifecycle(rows, gen, recorded, flagged, pages=None):
     """(status, deprecation_date, retirement_date, withheld) of a model on day `gen`.
 
     rows: [(channel, series)], every series of the model; recorded(series): the day a source
     first recorded the series' shutdown date, or None; flagged: a source marks the model
-    deprecated without a date. withheld: [(rule, field, day)], the dates the release sources give
-    that no provider page states (left null).
+    deprecated without a date; pages: {channel: (announced or None, shutdown, source)}, the
+    providers' notices of the model. withheld: [(rule, field, day)], the dates the release
+    sources give that no provider page states (left null).
     """
+    pages = pages or {}
     live = [s for _ch, s in rows if value_at(s["steps"], gen) is not None]
     off = [s for ch, s in rows if ch == "official"]
-    announced, undated = [], []
-    for s in off or [s for _ch, s in rows]:
-        if not s.get("shutdown"):
-            continue
-        # a page that states the shutdown but no announcement day leaves that day to the sources
-        page_day = s.get("announced") if s.get("page") else None
-        day = page_day or recorded(s)
-        # a shutdown first recorded after the day itself was not announced then: its day is
-        # not known
-        if day and day <= s["shutdown"][0]:
-            (announced if page_day else undated).append(day)
+    # the maker's own notice dates the deprecation; without an official row, a notice of a
+    # channel that sells the model (Novita's, for a model only Novita sells)
+    if "official" in pages or off:
+        noticed = [pages["official"]] if "official" in pages else []
+    else:
+        noticed = [pages[ch] for ch, _s in rows if ch in pages]
+    announced = [a for a, shut, _src in noticed if a and a <= shut]
+    undated = []
+    if not announced:
+        for s in off or [s for _ch, s in rows]:
+            day = recorded(s) if s.get("shutdown") else None
+            # a shutdown first recorded after the day itself was not announced then
+            if day and day <= s["shutdown"][0]:
+                undated.append(day)
     retirement = None
     if not live:
         retirement = max((end_date(s["steps"]) or "") for _ch, s in rows) or None
@@ -77,9 +74,9 @@ def lifecycle(rows, gen, recorded, flagged):
             # recorded only after the shutdown: the day it was announced is not known
             dep = None
         source_dep = min((d for d in undated if d <= gen and not (retirement and d > retirement)), default=None)
-        if dep is None and source_dep:
+        if source_dep:
             withheld.append((DEP_UNDATED, "deprecation_date", source_dep))
-    if retirement and not page_states(rows, retirement):
+    if retirement and not any(abs(days_between(shut, retirement)) <= PAGE_DAYS for _a, shut, _src in pages.values()):
         withheld.append((RET_UNDATED, "retirement_date", retirement))
         retirement = None
     return status, dep, retirement, withheld

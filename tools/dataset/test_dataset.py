@@ -542,37 +542,46 @@ class Lifecycle(unittest.TestCase):
         # openai:gpt-5: OpenAI's notice of 2026-06-11, shutdown 2026-12-11 on its own API; Azure
         # ends it on 2027-02-09, OpenRouter sells it with no shutdown
         official = {"steps": steps(("2025-08-07", "1.25"), ("2026-12-11", None)),
-                    "shutdown": ("2026-12-11", "gpt-5"), "announced": "2026-06-11", "page": "provider n"}
+                    "shutdown": ("2026-12-11", "gpt-5")}
         azure = {"steps": steps(("2025-08-07", "1.25"), ("2027-02-09", None)),
                  "shutdown": ("2027-02-09", "azure/gpt-5")}
         openrouter = {"steps": steps(("2025-09-28", "1.25"))}
         got = lifecycle([("azure", azure), ("official", official), ("openrouter", openrouter)], self.GEN,
-                        self.never, False)
+                        self.never, False, {"official": ("2026-06-11", "2026-12-11", "provider n")})
         self.assertEqual(got, ("deprecated", "2026-06-11", None, []))
 
     def test_a_model_no_channel_sells_is_retired_on_its_last_end_when_a_page_states_it(self):
         # openai:gpt-4-0613: deprecated 2026-04-22, every series ended 2026-10-23 (OpenAI's page)
         official = {"steps": steps(("2023-09-06", "30"), ("2026-10-23", None)),
-                    "shutdown": ("2026-10-23", "gpt-4-0613"), "announced": "2026-04-22", "page": "provider n"}
+                    "shutdown": ("2026-10-23", "gpt-4-0613")}
         azure = {"steps": steps(("2024-01-01", "30"), ("2025-06-06", None))}
-        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False)
+        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False,
+                        {"official": ("2026-04-22", "2026-10-23", "provider n")})
         self.assertEqual(got, ("retired", "2026-04-22", "2026-10-23", []))
 
     def test_a_listing_that_ends_after_the_pages_shutdown_leaves_the_retirement_day_unknown(self):
-        # anthropic:claude-3-opus-20240229: Anthropic's page retires it on 2026-01-05; a cloud's
-        # listing ending later is no provider's statement of a day
-        official = {"steps": steps(("2024-03-04", "15"), ("2026-01-05", None)),
-                    "shutdown": ("2026-01-05", "claude-3-opus-20240229"), "announced": "2025-06-30", "page": "provider n"}
-        vertex = {"steps": steps(("2024-06-26", "15"), ("2026-03-31", None))}
-        got = lifecycle([("official", official), ("vertex", vertex)], self.GEN, self.never, False)
-        self.assertEqual(got, ("retired", "2025-06-30", None, [(RET_UNDATED, "retirement_date", "2026-03-31")]))
+        # openai:gpt-realtime: OpenAI's page shuts it down on 2027-01-20 (notice of 2026-07-20); a
+        # source ends it on Azure on 2027-03-02, a day no page states
+        official = {"steps": steps(("2025-08-28", "4"), ("2027-01-20", None)), "shutdown": ("2027-01-20", "k")}
+        azure = {"steps": steps(("2025-08-28", "4"), ("2027-03-02", None)), "shutdown": ("2027-03-02", "k")}
+        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False,
+                        {"official": ("2026-07-20", "2027-01-20", "provider n")})
+        self.assertEqual(got, ("deprecated", "2026-07-20", None, [(RET_UNDATED, "retirement_date", "2027-03-02")]))
+
+    def test_the_makers_notice_dates_a_model_only_a_cloud_sold(self):
+        # openai:computer-use-preview: sold on Azure only (ended 2026-07-23, a shutdown litellm
+        # first carried on 2026-09-25); OpenAI's page: deprecated 2026-04-22, shut down 2026-07-23
+        azure = {"steps": steps(("2025-03-11", "3"), ("2026-07-23", None)), "shutdown": ("2026-07-23", "k")}
+        got = lifecycle([("azure", azure)], self.GEN, lambda _s: "2026-09-25", False,
+                        {"official": ("2026-04-22", "2026-07-23", "provider n")})
+        self.assertEqual(got, ("retired", "2026-04-22", "2026-07-23", []))
 
     def test_a_shutdown_within_a_week_of_a_pages_day_is_that_shutdown(self):
         # made up: the page says 2025-11-18, a cloud's listing ends three days later
-        official = {"steps": steps(("2025-05-20", "0.15"), ("2025-11-18", None)),
-                    "shutdown": ("2025-11-18", "k"), "announced": None, "page": "provider n"}
+        official = {"steps": steps(("2025-05-20", "0.15"), ("2025-11-18", None)), "shutdown": ("2025-11-18", "k")}
         vertex = {"steps": steps(("2025-05-20", "0.15"), ("2025-11-21", None))}
-        got = lifecycle([("official", official), ("vertex", vertex)], self.GEN, lambda _s: "2025-09-01", False)
+        got = lifecycle([("official", official), ("vertex", vertex)], self.GEN, lambda _s: "2025-09-01", False,
+                        {"official": (None, "2025-11-18", "provider n")})
         # the page names no announcement day: the source's is withheld, not published
         self.assertEqual(got, ("retired", None, "2025-11-21", [(DEP_UNDATED, "deprecation_date", "2025-09-01")]))
 
@@ -608,9 +617,10 @@ class Lifecycle(unittest.TestCase):
         notice = evidence.deprecations(limit_evidence.load())[("anthropic:claude-3-5-haiku-20241022", "official")]
         self.assertEqual(notice, ("2025-12-19", "2026-02-19", "provider anthropic-deprecations-2026-06-05"))
         official = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"), (notice[1], None)),
-                    "shutdown": (notice[1], "claude-3-5-haiku-20241022"), "announced": notice[0], "page": notice[2]}
+                    "shutdown": (notice[1], "claude-3-5-haiku-20241022")}
         bedrock = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"))}
-        got = lifecycle([("official", official), ("aws_bedrock", bedrock)], self.GEN, self.never, False)
+        got = lifecycle([("official", official), ("aws_bedrock", bedrock)], self.GEN, self.never, False,
+                        {"official": notice})
         self.assertEqual(got, ("deprecated", "2025-12-19", None, []))
 
     def test_one_cloud_retiring_a_version_does_not_deprecate_a_model_without_an_official_row(self):
