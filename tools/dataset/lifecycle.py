@@ -39,13 +39,9 @@ def lifecycle(rows, gen, recorded, flagged, pages=None):
     pages = pages or {}
     live = [s for _ch, s in rows if value_at(s["steps"], gen) is not None]
     off = [s for ch, s in rows if ch == "official"]
-    # the maker's own notice dates the deprecation; without an official row, a notice of a
-    # channel that sells the model (Novita's, for a model only Novita sells)
-    if "official" in pages or off:
-        noticed = [pages["official"]] if "official" in pages else []
-    else:
-        noticed = [pages[ch] for ch, _s in rows if ch in pages]
-    announced = [a for a, shut, _src in noticed if a and a <= shut]
+    # only the maker deprecates a model: its own page dates the deprecation, even of a model
+    # only a cloud sold; a reseller's notice (Novita's changelog) ends that channel only
+    announced = [a for a, shut, _src in [pages["official"]] if a and a <= shut] if "official" in pages else []
     undated = []
     if not announced:
         for s in off or [s for _ch, s in rows]:
