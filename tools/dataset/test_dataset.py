@@ -444,6 +444,12 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertEqual(deps[("openai:gpt-5", "official")][:2], ("2026-06-11", "2026-12-11"))
         self.assertEqual(deps[("openai:gpt-4-0613", "official")][:2], ("2026-04-22", "2026-10-23"))
 
+    def test_a_page_naming_no_announcement_day_is_known_from_its_shutdown(self):
+        # xAI's retirement page states 2026-05-15 but not the day it was published
+        xai = [n for n in evidence.load() if n["id"] == "xai-retirement-2026-05-15"]
+        self.assertEqual(evidence.known_by(xai, "2026-05-14"), [])
+        self.assertEqual(len(evidence.known_by(xai, "2026-05-15")[0]["deprecations"]), 7)
+
     def test_a_build_as_of_a_past_day_knows_no_later_notice(self):
         old = evidence.known_by(self.NOTICES, "2026-05-01")
         self.assertNotIn(("openai:gpt-5", "official"), evidence.deprecations(old))
