@@ -32,7 +32,7 @@ from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai,
 import events  # noqa: E402
 import evidence  # noqa: E402
 import limit_evidence  # noqa: E402
-from lifecycle import end_date, lifecycle  # noqa: E402
+from lifecycle import SHUTDOWN_OVERRULED, end_date, lifecycle  # noqa: E402
 import render  # noqa: E402
 import screen  # noqa: E402
 from series import Step, days_between, finalize, value_at  # noqa: E402
@@ -145,6 +145,8 @@ def launch_date(ent, own, listings):
 
 
 LIMIT_FIELDS = ("context_window", "max_output_tokens")
+# a model's lifecycle dates the gate withheld are listed in the quarantine report like a step
+LIFECYCLE_FIELDS = ("deprecation_date", "retirement_date")
 
 
 class PriceField(NamedTuple):
@@ -1274,11 +1276,13 @@ class Builder:
                         continue
                     shut = (dd, k)
                     break
-        notice = self.notice_deprecations.get(meta["id"]) if ch == "official" else None
+        notice = self.notice_deprecations.get((meta["id"], ch))
         if notice:
-            # the maker's own deprecation notice names the shutdown day
+            # the provider's own page names the shutdown day: it wins over a source's
+            if shut and shut[0] != notice[1]:
+                self.quarantine(key, SHUTDOWN_OVERRULED, [Step(shut[0], None, srcs={shut[1]})],
+                                f"the page ({notice[2]}) states {notice[1]}")
             shut = (notice[1], shut[1] if shut else None)
-            s["announced"] = notice[0]
         s["shutdown"] = shut
         if shut:
             steps, late = events.end_at_shutdown(steps, shut[0])
@@ -1365,7 +1369,7 @@ class Builder:
             if ent not in self.models:
                 continue                # the model was never priced: nothing was published of it
             row = {"model": self.models[ent]["id"], "channel": ch, "component": comp, "tier": tier,
-                   "rule": rule, "steps": [{"from": d, "value" if comp in LIMIT_FIELDS else "price": v, "sources": srcs}
+                   "rule": rule, "steps": [{"from": d, "value" if comp in LIMIT_FIELDS + LIFECYCLE_FIELDS else "price": v, "sources": srcs}
                                            for d, v, srcs in steps]}
             if len(key) > 4:
                 row["condition"] = render.condition(*key[4:])
@@ -1519,7 +1523,12 @@ class Builder:
             # lifecycle
             flagged = bool(md.get("status") == "deprecated" and not self.as_of) or any(
                 m.get("deprecated") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ())) and not self.as_of
-            status, dep, retirement = lifecycle([(k[1], s) for k, s in rows], gen, self.shutdown_recorded, flagged)
+            pages = {ch: self.notice_deprecations[(meta["id"], ch)] for ch in CHANNELS
+                     if (meta["id"], ch) in self.notice_deprecations}
+            status, dep, retirement, withheld = lifecycle([(k[1], s) for k, s in rows], gen, self.shutdown_recorded,
+                                                          flagged, pages)
+            for rule, field, day in withheld:
+                self.quarantine((ent, "all", field, None), rule, [Step(day, day)])
             name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
             models_out.append({
                 "id": meta["id"], "provider": ent[0], "name": name, "modality": modality,

@@ -22,8 +22,8 @@ sources on what it states:
   AI's rows of Claude 3.5 Haiku kept the old 1 / 5 until the shutdown);
 - it contradicts: a source step moving away from the notice's figure on a day the page shows that
   figure still in effect (after `effective`, up to `through`) is not an offer and is left out;
-- a deprecation notice sets the model's deprecation date (the announcement day) and the official
-  channel's shutdown day.
+- a deprecation notice sets the model's deprecation date (the announcement day) and the shutdown
+  day of the channels its page covers (the official channel unless it names others).
 
 Only a price the page states from a given day (`dated` in the notice, or a cut it dates) makes the
 move into it a change the provider dates; a page that merely shows a price in effect on the day it
@@ -62,7 +62,8 @@ def known_by(notices, day):
         if ("prices" in n or "cuts" in n) and n["effective"] <= day:
             out.append(dict(n, through=min(n["through"], day)))
         elif "deprecations" in n:
-            deps = [d for d in n["deprecations"] if d["announced"] <= day]
+            # a page naming no announcement day is known by the shutdown day at the latest
+            deps = [d for d in n["deprecations"] if (d.get("announced") or d["shutdown"]) <= day]
             if deps:
                 out.append(dict(n, deprecations=deps))
     return out
@@ -130,11 +131,15 @@ def mark_promotions(hist, offers):
 
 
 def deprecations(notices):
-    """model id -> (announced, shutdown, source); the newest notice of a model wins."""
+    """(model id, channel) -> (announced, shutdown, source); the newest notice of a model wins.
+    A notice covers the maker's own API (`official`) unless it names the channels its page covers
+    (Amazon Bedrock's model cards, Microsoft's Azure OpenAI retirements, Novita's changelog);
+    `announced` is None where the page states the shutdown but not the day it was announced."""
     out = {}
     for n in sorted(notices, key=lambda n: n["id"]):
-        for d in n.get("deprecations", ()):
-            out[d["model"]] = (d["announced"], d["shutdown"], source_of(n))
+        for ch in n.get("channels", ("official",)):
+            for d in n.get("deprecations", ()):
+                out[(d["model"], ch)] = (d.get("announced"), d["shutdown"], source_of(n))
     return out
 
 

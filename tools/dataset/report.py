@@ -11,7 +11,7 @@ window); the share of price changes that two or more
 sources show (corroborated), and of the limit changes those a provider's own page dates; what
 each screen rule removed; the checks the history must pass (no uncorroborated move of 10x or
 more, none undone within 60 days, no current price after a shutdown, deprecation not after
-retirement, no launch before 2015); and coverage: the models any
+retirement, no launch before 2015, no active model without a current price); and coverage: the models any
 source lists with a current price on the nine channels against those served. Exits non-zero when
 a check fails. Standard library only.
 """
@@ -78,13 +78,20 @@ def checks(snap):
             bad.setdefault("launch before 2015", []).append(m["id"])
         if m["status"] == "retired":
             shut[m["id"]] = m["retirement_date"]
+    priced = set()
     for p in snap["prices"]:
         last = [x for x in p["history"] if x["from"] <= gen][-1:]
+        if last and last[0]["price"] is not None:
+            priced.add(p["model"])
         if p["model"] in shut and last and last[0]["price"] is not None:
             bad.setdefault("current price of a retired model", []).append(f'{p["model"]} {p["channel"]}')
         if any(placeholder_shutdown(x["from"], gen) for x in p["history"]):
             bad.setdefault("a step 10 or more years after the snapshot (a placeholder date)", []).append(
                 f'{p["model"]} {p["channel"]} {p["component"]} {p["tier"]}')
+    # a model no channel prices any more is retired (its day may be unknown), never active
+    for m in snap["models"]:
+        if m["status"] == "active" and m["id"] not in priced:
+            bad.setdefault("active model with no current price", []).append(m["id"])
     return bad
 
 

@@ -19,7 +19,7 @@ import build  # noqa: E402
 import events  # noqa: E402
 import evidence  # noqa: E402
 import limit_evidence  # noqa: E402
-from lifecycle import lifecycle  # noqa: E402
+from lifecycle import DEP_UNDATED, RET_UNDATED, lifecycle  # noqa: E402
 import render  # noqa: E402
 import screen  # noqa: E402
 from resolve import litellm_ref  # noqa: E402
@@ -459,12 +459,18 @@ class FirstPartyNotices(unittest.TestCase):
 
     def test_a_deprecation_notice_gives_the_announcement_and_the_shutdown_day(self):
         deps = evidence.deprecations(self.NOTICES)
-        self.assertEqual(deps["openai:gpt-5"][:2], ("2026-06-11", "2026-12-11"))
-        self.assertEqual(deps["openai:gpt-4-0613"][:2], ("2026-04-22", "2026-10-23"))
+        self.assertEqual(deps[("openai:gpt-5", "official")][:2], ("2026-06-11", "2026-12-11"))
+        self.assertEqual(deps[("openai:gpt-4-0613", "official")][:2], ("2026-04-22", "2026-10-23"))
+
+    def test_a_page_naming_no_announcement_day_is_known_from_its_shutdown(self):
+        # xAI's retirement page states 2026-05-15 but not the day it was published
+        xai = [n for n in evidence.load() if n["id"] == "xai-retirement-2026-05-15"]
+        self.assertEqual(evidence.known_by(xai, "2026-05-14"), [])
+        self.assertEqual(len(evidence.known_by(xai, "2026-05-15")[0]["deprecations"]), 7)
 
     def test_a_build_as_of_a_past_day_knows_no_later_notice(self):
         old = evidence.known_by(self.NOTICES, "2026-05-01")
-        self.assertNotIn("openai:gpt-5", evidence.deprecations(old))
+        self.assertNotIn(("openai:gpt-5", "official"), evidence.deprecations(old))
         v4 = [n for n in old if n["id"] == "deepseek-pricing-2026-05-22"][0]
         self.assertEqual(v4["through"], "2026-05-01")
 
@@ -547,8 +553,8 @@ class EvidenceGate(unittest.TestCase):
 
 
 class Lifecycle(unittest.TestCase):
-    """Input series of the bundled dataset (generated 2026-11-12); the last two tests are made up
-    to show one rule each."""
+    """Input series of the bundled dataset (generated 2026-11-12); the tests marked made up show
+    one rule each."""
 
     GEN = "2026-11-12"
 
@@ -560,21 +566,62 @@ class Lifecycle(unittest.TestCase):
         # openai:gpt-5: OpenAI's notice of 2026-06-11, shutdown 2026-12-11 on its own API; Azure
         # ends it on 2027-02-09, OpenRouter sells it with no shutdown
         official = {"steps": steps(("2025-08-07", "1.25"), ("2026-12-11", None)),
-                    "shutdown": ("2026-12-11", "gpt-5"), "announced": "2026-06-11"}
+                    "shutdown": ("2026-12-11", "gpt-5")}
         azure = {"steps": steps(("2025-08-07", "1.25"), ("2027-02-09", None)),
                  "shutdown": ("2027-02-09", "azure/gpt-5")}
         openrouter = {"steps": steps(("2025-09-28", "1.25"))}
         got = lifecycle([("azure", azure), ("official", official), ("openrouter", openrouter)], self.GEN,
-                        self.never, False)
-        self.assertEqual(got, ("deprecated", "2026-06-11", None))
+                        self.never, False, {"official": ("2026-06-11", "2026-12-11", "provider n")})
+        self.assertEqual(got, ("deprecated", "2026-06-11", None, []))
 
-    def test_a_model_no_channel_sells_is_retired_on_its_last_end(self):
-        # openai:gpt-4-0613: deprecated 2026-04-22, every series ended 2026-10-23
+    def test_a_model_no_channel_sells_is_retired_on_its_last_end_when_a_page_states_it(self):
+        # openai:gpt-4-0613: deprecated 2026-04-22, every series ended 2026-10-23 (OpenAI's page)
         official = {"steps": steps(("2023-09-06", "30"), ("2026-10-23", None)),
-                    "shutdown": ("2026-10-23", "gpt-4-0613"), "announced": "2026-04-22"}
+                    "shutdown": ("2026-10-23", "gpt-4-0613")}
         azure = {"steps": steps(("2024-01-01", "30"), ("2025-06-06", None))}
-        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False)
-        self.assertEqual(got, ("retired", "2026-04-22", "2026-10-23"))
+        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False,
+                        {"official": ("2026-04-22", "2026-10-23", "provider n")})
+        self.assertEqual(got, ("retired", "2026-04-22", "2026-10-23", []))
+
+    def test_a_listing_that_ends_after_the_pages_shutdown_leaves_the_retirement_day_unknown(self):
+        # openai:gpt-realtime: OpenAI's page shuts it down on 2027-01-20 (notice of 2026-07-20); a
+        # source ends it on Azure on 2027-03-02, a day no page states
+        official = {"steps": steps(("2025-08-28", "4"), ("2027-01-20", None)), "shutdown": ("2027-01-20", "k")}
+        azure = {"steps": steps(("2025-08-28", "4"), ("2027-03-02", None)), "shutdown": ("2027-03-02", "k")}
+        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False,
+                        {"official": ("2026-07-20", "2027-01-20", "provider n")})
+        self.assertEqual(got, ("deprecated", "2026-07-20", None, [(RET_UNDATED, "retirement_date", "2027-03-02")]))
+
+    def test_the_makers_notice_dates_a_model_only_a_cloud_sold(self):
+        # openai:computer-use-preview: sold on Azure only (ended 2026-07-23, a shutdown litellm
+        # first carried on 2026-09-25); OpenAI's page: deprecated 2026-04-22, shut down 2026-07-23
+        azure = {"steps": steps(("2025-03-11", "3"), ("2026-07-23", None)), "shutdown": ("2026-07-23", "k")}
+        got = lifecycle([("azure", azure)], self.GEN, lambda _s: "2026-09-25", False,
+                        {"official": ("2026-04-22", "2026-07-23", "provider n")})
+        self.assertEqual(got, ("retired", "2026-04-22", "2026-07-23", []))
+
+    def test_a_shutdown_within_a_week_of_a_pages_day_is_that_shutdown(self):
+        # made up: the page says 2025-11-18, a cloud's listing ends three days later
+        official = {"steps": steps(("2025-05-20", "0.15"), ("2025-11-18", None)), "shutdown": ("2025-11-18", "k")}
+        vertex = {"steps": steps(("2025-05-20", "0.15"), ("2025-11-21", None))}
+        got = lifecycle([("official", official), ("vertex", vertex)], self.GEN, lambda _s: "2025-09-01", False,
+                        {"official": (None, "2025-11-18", "provider n")})
+        # the page names no announcement day: the source's is withheld, not published
+        self.assertEqual(got, ("retired", None, "2025-11-21", [(DEP_UNDATED, "deprecation_date", "2025-09-01")]))
+
+    def test_a_listing_that_ends_publishes_no_retirement_day_without_a_page(self):
+        # moonshotai:kimi-latest-32k: the release sources stop listing it on 2026-01-28; no page
+        # of Moonshot's states that day: retired, the day unknown (it was served as a retirement)
+        official = {"steps": steps(("2025-04-08", "1"), ("2026-01-28", None))}
+        got = lifecycle([("official", official)], self.GEN, self.never, False)
+        self.assertEqual(got, ("retired", None, None, [(RET_UNDATED, "retirement_date", "2026-01-28")]))
+
+    def test_a_release_sources_shutdown_alone_publishes_no_deprecation_day(self):
+        # made up: a source gives a shutdown, first recorded before it; no page states either day
+        official = {"steps": steps(("2025-04-08", "1"), ("2027-01-28", None)), "shutdown": ("2027-01-28", "k")}
+        got = lifecycle([("official", official)], self.GEN, lambda _s: "2026-10-08", False)
+        self.assertEqual(got, ("deprecated", None, None, [(DEP_UNDATED, "deprecation_date", "2026-10-08"),
+                                                          (RET_UNDATED, "retirement_date", "2027-01-28")]))
 
     def test_a_shutdown_recorded_after_it_passed_leaves_the_deprecation_day_unknown_while_sold_elsewhere(self):
         # google:gemini-2.5-flash-lite-preview-09-2025: the release sources end Google's own API on
@@ -585,32 +632,32 @@ class Lifecycle(unittest.TestCase):
         openrouter = {"steps": steps(("2025-09-25", "0.1"))}
         got = lifecycle([("official", official), ("openrouter", openrouter)], self.GEN,
                         lambda _s: "2026-08-31", False)
-        self.assertEqual(got, ("deprecated", None, None))
+        self.assertEqual(got, ("deprecated", None, None, []))
 
     def test_anthropics_deprecation_table_dates_claude_3_5_haikus_lifecycle(self):
         # litellm's "deprecation_date" of claude-3-5-haiku-20241022 was Anthropic's "not sooner
         # than October 22, 2025" estimate, served as a shutdown on 2025-10-01 announced 2025-01-31;
         # Anthropic's page: deprecated 2025-12-19, retired 2026-02-19
-        notice = evidence.deprecations(limit_evidence.load())["anthropic:claude-3-5-haiku-20241022"]
+        notice = evidence.deprecations(limit_evidence.load())[("anthropic:claude-3-5-haiku-20241022", "official")]
         self.assertEqual(notice, ("2025-12-19", "2026-02-19", "provider anthropic-deprecations-2026-06-05"))
         official = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"), (notice[1], None)),
-                    "shutdown": (notice[1], "claude-3-5-haiku-20241022"), "announced": notice[0]}
+                    "shutdown": (notice[1], "claude-3-5-haiku-20241022")}
         bedrock = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"))}
-        got = lifecycle([("official", official), ("aws_bedrock", bedrock)], self.GEN, self.never, False)
-        self.assertEqual(got, ("deprecated", "2025-12-19", None))
-
-    def test_a_shutdown_recorded_only_after_it_leaves_the_deprecation_day_unknown(self):
-        # a shutdown first recorded by a source after the day itself: when it was announced is
-        # not known (never a date after the retirement)
-        official = {"steps": steps(("2025-03-11", "3"), ("2026-07-23", None)), "shutdown": ("2026-07-23", "k")}
-        got = lifecycle([("official", official)], self.GEN, lambda _s: "2026-08-12", False)
-        self.assertEqual(got, ("retired", None, "2026-07-23"))
+        got = lifecycle([("official", official), ("aws_bedrock", bedrock)], self.GEN, self.never, False,
+                        {"official": notice})
+        self.assertEqual(got, ("deprecated", "2025-12-19", None, []))
 
     def test_one_cloud_retiring_a_version_does_not_deprecate_a_model_without_an_official_row(self):
         bedrock = {"steps": steps(("2025-01-01", "1")), "shutdown": ("2027-01-01", "k")}
         vertex = {"steps": steps(("2025-01-01", "1"))}
         got = lifecycle([("aws_bedrock", bedrock), ("vertex", vertex)], self.GEN, self.never, False)
-        self.assertEqual(got, ("active", None, None))
+        self.assertEqual(got, ("active", None, None, []))
+
+    def test_a_page_covering_a_cloud_names_that_channels_shutdown(self):
+        # Amazon Bedrock's Claude 3.5 Haiku model card: end-of-life June 19, 2026, on Bedrock only
+        deps = evidence.deprecations(evidence.load())
+        self.assertEqual(deps[("anthropic:claude-3-5-haiku-20241022", "aws_bedrock")][:2], (None, "2026-06-19"))
+        self.assertNotIn(("anthropic:claude-3-5-haiku-20241022", "official"), deps)
 
 
 class Events(unittest.TestCase):
