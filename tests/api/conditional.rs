@@ -237,11 +237,11 @@ async fn the_csv_dump_has_a_line_per_conditional_rate_with_its_condition() {
     assert_eq!(
         lines[0],
         "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,\
-         valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,promotional,\
-         promotion_until"
+         valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,\
+         time_window,promotional,promotion_until"
     );
     let line = |id: &str, provider: &str, name: &str, rest: &str| {
-        format!("{id},{provider},{name},official,{rest},false,")
+        format!("{id},{provider},{name},official,{rest},,,false,")
     };
     let claude = |rest: &str| line(CLAUDE, "anthropic", "Claude Sonnet 4.5", rest);
     let gemini = |rest: &str| line(GEMINI, "google", "Gemini 2.5 Pro", rest);
@@ -581,7 +581,8 @@ async fn a_conditional_rate_that_moves_has_its_own_price_event_and_daily_series(
     );
     assert_eq!(
         write["condition"],
-        json!({"above_input_tokens": null, "cache_ttl": "5m", "reprices_whole_request": false})
+        json!({"above_input_tokens": null, "cache_ttl": "5m", "region": null, "time_window": null,
+               "reprices_whole_request": false})
     );
     let input = by("input");
     assert_eq!(input["condition"], Value::Null);
