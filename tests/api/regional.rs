@@ -1,0 +1,360 @@
+//! Regional and time-window rates (a conditional row's `region` and
+//! `time_window`): published, served on the card, in history and its events,
+//! the feeds and the dump, in `api.estimate_prices`' rates, and billed by
+//! POST /api/v1/estimate and POST /api/v1/cost (and the MCP cost tool).
+//!
+//! The rows are real, as litellm 1.109.1 states them:
+//! - DeepSeek V4 Pro on DeepSeek's API (`deepseek/deepseek-v4-pro`): 1.32 /
+//!   3.96 / cached 0.044 per 1M, and `off_peak_pricing` 0.66 / 1.98 / 0.022 in
+//!   every hour but Monday to Friday 01:00-04:00 and 06:00-10:00 UTC; so the
+//!   standard rate is the off-peak one and the conditional row the peak one;
+//! - Claude Sonnet 4.5 on Bedrock: 3 / 15 on the global endpoint, 3.3 / 16.5
+//!   in the `eu` data zone (`eu.anthropic.claude-sonnet-4-5-20250929-v1:0`);
+//! - Claude 3.5 Haiku on Bedrock's `eu` zone (`eu.anthropic.claude-3-5-haiku-
+//!   20241022-v1:0`): input 1 until Anthropic's cut of 2024-12-03, 0.80 after,
+//!   as its global rate (a regional series that moves).
+
+use serde_json::{Value, json};
+
+use crate::conditional::{
+    CLAUDE, HAIKU, SOURCE, VERIFIED, conditional_rows, moved, parse, series, snapshot_doc,
+};
+use crate::helpers::{TestApp, TestDb, data_app, items, publish_at};
+
+const DEEPSEEK: &str = "deepseek:deepseek-v4-pro";
+
+/// DeepSeek V4 Pro's peak hours (UTC).
+fn peak() -> Value {
+    json!({"name": "peak", "spans": [
+        {"weekdays": [1, 2, 3, 4, 5], "from": "01:00", "to": "04:00"},
+        {"weekdays": [1, 2, 3, 4, 5], "from": "06:00", "to": "10:00"}]})
+}
+
+/// A series of `model` on `channel`.
+fn on(channel: &str, mut row: Value) -> Value {
+    row["channel"] = json!(channel);
+    row
+}
+
+/// `row` under a region or a time window (the writer states all four keys).
+fn under(mut row: Value, region: Option<&str>, window: Option<Value>) -> Value {
+    row["condition"] = json!({"above_input_tokens": null, "cache_ttl": null,
+                              "region": region, "time_window": window});
+    row
+}
+
+/// The snapshot of conditional.rs with DeepSeek V4 Pro's peak rates, and
+/// Claude Sonnet 4.5's (in place of its official ones) and Claude 3.5 Haiku's
+/// Bedrock rates with those of the `eu` zone.
+fn snapshot_doc_regional() -> Value {
+    let mut doc = snapshot_doc("2026-11-12", Some(conditional_rows()));
+    // Sonnet 4.5 on Bedrock only, so that Bedrock is its reference channel and the estimate
+    // prices its rates there.
+    for list in ["prices", "conditional_prices"] {
+        doc[list]
+            .as_array_mut()
+            .expect(list)
+            .retain(|row| row["model"] != CLAUDE);
+    }
+    doc["providers"]
+        .as_array_mut()
+        .expect("providers")
+        .push(json!({"slug": "deepseek", "name": "DeepSeek"}));
+    let models = doc["models"].as_array_mut().expect("models");
+    for (id, provider, name, context, output, launch) in [
+        (
+            DEEPSEEK,
+            "deepseek",
+            "DeepSeek V4 Pro",
+            1_000_000,
+            393_216,
+            "2026-04-24",
+        ),
+        (
+            HAIKU,
+            "anthropic",
+            "Claude Haiku 3.5",
+            200_000,
+            8_192,
+            "2024-11-04",
+        ),
+    ] {
+        models.push(json!({
+            "id": id, "provider": provider, "name": name, "modality": "text",
+            "input_modalities": ["text"], "output_modalities": ["text"], "status": "active",
+            "context_window": context, "max_output_tokens": output, "launch_date": launch,
+            "deprecation_date": null, "retirement_date": null, "successor": null}));
+    }
+    let ds = "2026-11-10";
+    let bedrock = "2025-11-22";
+    let prices = doc["prices"].as_array_mut().expect("prices");
+    prices.extend([
+        series(DEEPSEEK, "input", ds, "0.66"),
+        series(DEEPSEEK, "output", ds, "1.98"),
+        series(DEEPSEEK, "cached_input", ds, "0.022"),
+        on("aws_bedrock", series(CLAUDE, "input", bedrock, "3")),
+        on("aws_bedrock", series(CLAUDE, "output", bedrock, "15")),
+        on(
+            "aws_bedrock",
+            moved(
+                series(HAIKU, "input", "2024-11-04", "1"),
+                "2024-12-03",
+                "0.8",
+            ),
+        ),
+        on("aws_bedrock", series(HAIKU, "output", "2024-11-04", "4")),
+    ]);
+    let rows = doc["conditional_prices"].as_array_mut().expect("rows");
+    rows.extend([
+        under(series(DEEPSEEK, "input", ds, "1.32"), None, Some(peak())),
+        under(series(DEEPSEEK, "output", ds, "3.96"), None, Some(peak())),
+        under(
+            series(DEEPSEEK, "cached_input", ds, "0.044"),
+            None,
+            Some(peak()),
+        ),
+        under(
+            on("aws_bedrock", series(CLAUDE, "input", bedrock, "3.3")),
+            Some("eu"),
+            None,
+        ),
+        under(
+            on("aws_bedrock", series(CLAUDE, "output", bedrock, "16.5")),
+            Some("eu"),
+            None,
+        ),
+        under(
+            on(
+                "aws_bedrock",
+                moved(
+                    series(HAIKU, "input", "2024-11-04", "1"),
+                    "2024-12-03",
+                    "0.8",
+                ),
+            ),
+            Some("eu"),
+            None,
+        ),
+    ]);
+    doc
+}
+
+async fn published() -> (TestDb, TestApp) {
+    let db = TestDb::new().await;
+    let snapshot = parse(&snapshot_doc_regional());
+    let report = publish_at(&db, &snapshot, snapshot.generated_at).await;
+    // Gemini's 3 rows of conditional.rs, 3 peak rows, 2 eu rows and the eu Haiku series' 2 steps
+    assert_eq!(
+        report.summary["conditional_rows_inserted"], 10,
+        "{:?}",
+        report.summary
+    );
+    let app = data_app(&db).await;
+    (db, app)
+}
+
+async fn post(app: &TestApp, path: &str, body: &Value) -> Value {
+    app.post_json(path, &body.to_string())
+        .await
+        .expect(200)
+        .json()["data"]
+        .clone()
+}
+
+fn codes(assumptions: &Value) -> Vec<String> {
+    assumptions
+        .as_array()
+        .expect("assumptions")
+        .iter()
+        .map(|a| a["code"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// (component, rate, cost, time_window, region) of each line item.
+fn lines(cost: &Value) -> Vec<(String, String, String, Value, Value)> {
+    cost["line_items"]
+        .as_array()
+        .expect("line items")
+        .iter()
+        .map(|l| {
+            (
+                l["component"].as_str().unwrap_or_default().to_owned(),
+                l["usd_per_1m"].as_str().unwrap_or_default().to_owned(),
+                l["cost"].as_str().unwrap_or_default().to_owned(),
+                l["time_window"].clone(),
+                l["region"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn line(c: &str, rate: &str, cost: &str, window: Value) -> (String, String, String, Value, Value) {
+    (c.into(), rate.into(), cost.into(), window, Value::Null)
+}
+
+#[tokio::test]
+async fn a_usage_record_in_deepseek_peak_hours_is_billed_at_peak_rates() {
+    let (_db, app) = published().await;
+    // An OpenAI-format usage object: 1.2M prompt tokens of which 0.2M cached, 0.3M completion.
+    let usage = json!({"prompt_tokens": 1_200_000, "completion_tokens": 300_000,
+                       "prompt_tokens_details": {"cached_tokens": 200_000}});
+    let cost = |at: &str| {
+        let body = json!({"model_id": DEEPSEEK, "at": at, "usage": usage});
+        let app = &app;
+        async move { post(app, "/api/v1/cost", &body).await }
+    };
+    let peak_lines = vec![
+        line("input", "1.32", "1.320000", json!("peak")),
+        line("cached_input", "0.044", "0.008800", json!("peak")),
+        line("output", "3.96", "1.188000", json!("peak")),
+    ];
+    let standard_lines = vec![
+        line("input", "0.66", "0.660000", Value::Null),
+        line("cached_input", "0.022", "0.004400", Value::Null),
+        line("output", "1.98", "0.594000", Value::Null),
+    ];
+    // Tuesday 2026-11-24 02:30 UTC is inside 01:00-04:00.
+    let tuesday_peak = cost("2026-11-24T02:30:00Z").await;
+    assert_eq!(lines(&tuesday_peak), peak_lines);
+    assert_eq!(tuesday_peak["total"], "2.516800");
+    assert_eq!(codes(&tuesday_peak["assumptions"]), Vec::<String>::new());
+    // The same instant written with an offset is the same UTC time.
+    let offset = cost("2026-11-24T03:30:00+01:00").await;
+    assert_eq!(offset["total"], "2.516800");
+    // Tuesday noon and Saturday 02:30 are outside every span.
+    for at in ["2026-11-24T12:00:00Z", "2026-11-28T02:30:00Z"] {
+        let off = cost(at).await;
+        assert_eq!(lines(&off), standard_lines, "{at}");
+        assert_eq!(off["total"], "1.258400", "{at}");
+    }
+    // A date without a time: standard rates, and it says so.
+    let day = cost("2026-11-24").await;
+    assert_eq!(day["total"], "1.258400");
+    assert_eq!(codes(&day["assumptions"]), ["time_of_day_unknown"]);
+    // A card without windows assumes nothing about the time of day.
+    let claude = post(
+        &app,
+        "/api/v1/cost",
+        &json!({"model_id": CLAUDE, "at": "2026-11-24",
+                "usage": {"input_tokens": 1000, "output_tokens": 100}}),
+    )
+    .await;
+    assert_eq!(codes(&claude["assumptions"]), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn an_estimate_bills_the_time_window_share_of_its_requests_at_peak_rates() {
+    let (_db, app) = published().await;
+    let estimate = |extra: Value| {
+        let mut body = json!({"requests_per_month": 1000, "input_tokens_per_request": 10000,
+                              "output_tokens_per_request": 1000, "model_ids": [DEEPSEEK]});
+        body.as_object_mut()
+            .expect("object")
+            .extend(extra.as_object().expect("object").clone());
+        let app = &app;
+        async move { post(app, "/api/v1/estimate", &body).await }
+    };
+    // 10M input and 1M output tokens: at standard rates 10 x 0.66 + 1.98 = 8.58, at peak
+    // 10 x 1.32 + 3.96 = 17.16.
+    for (share, total, input) in [(0, "8.580000", "0.66"), (1, "17.160000", "1.32")] {
+        let data = estimate(json!({"time_window_share": share})).await;
+        let row = &data["estimates"][0];
+        assert_eq!(row["cost_per_month"]["total"], total, "{share}");
+        assert_eq!(row["applied_prices"]["input"], input, "{share}");
+        assert_eq!(row["conditions"]["time_window"], "peak");
+        assert_eq!(row["conditions"]["time_window_share"], share.to_string());
+        assert!(!codes(&row["assumptions"]).contains(&"time_window_share_by_hours".into()));
+        assert_eq!(data["assumptions"]["time_window_share"], share.to_string());
+    }
+    // No share: the 35 peak hours of the week's 168, 8.58 + (17.16 - 8.58) x 35/168 = 10.3675.
+    let data = estimate(json!({})).await;
+    let row = &data["estimates"][0];
+    assert_eq!(row["cost_per_month"]["total"], "10.367500");
+    assert!(codes(&row["assumptions"]).contains(&"time_window_share_by_hours".into()));
+    assert!(
+        row["conditions"]["time_window_share"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("0.208333333")),
+        "{row}"
+    );
+    // A share outside 0..1 is refused, naming the field and the range.
+    let reply = app
+        .post_json(
+            "/api/v1/estimate",
+            &json!({"requests_per_month": 1, "preset": "chatbot", "time_window_share": 1.5})
+                .to_string(),
+        )
+        .await
+        .expect(400);
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], "INVALID_ARGUMENT");
+    assert_eq!(error["parameter"], "time_window_share");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("from 0 to 1")),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_region_bills_its_own_rates_and_a_region_without_rates_the_default_ones() {
+    let (_db, app) = published().await;
+    let usage = json!({"input_tokens": 1_000_000, "output_tokens": 100_000});
+    let body = |region: &str| {
+        json!({"model_id": CLAUDE, "channel": "aws_bedrock", "region": region,
+               "at": "2026-11-24T12:00:00Z", "usage": usage})
+    };
+    // eu: 1M x 3.3 + 0.1M x 16.5 = 4.95
+    let eu = post(&app, "/api/v1/cost", &body("eu")).await;
+    assert_eq!(
+        lines(&eu),
+        [
+            (
+                "input".into(),
+                "3.3".into(),
+                "3.300000".into(),
+                Value::Null,
+                json!("eu")
+            ),
+            (
+                "output".into(),
+                "16.5".into(),
+                "1.650000".into(),
+                Value::Null,
+                json!("eu")
+            ),
+        ]
+    );
+    assert_eq!(eu["total"], "4.950000");
+    assert_eq!(eu["region"], "eu");
+    assert_eq!(codes(&eu["assumptions"]), Vec::<String>::new());
+    // apac: no apac rate on the card, so the global 3 / 15 and `no_region_price`.
+    let apac = post(&app, "/api/v1/cost", &body("apac")).await;
+    assert_eq!(apac["total"], "4.500000");
+    assert_eq!(codes(&apac["assumptions"]), ["no_region_price"]);
+    // A region that is no region name is refused.
+    let reply = app
+        .post_json("/api/v1/cost", &body("EU West").to_string())
+        .await
+        .expect(400);
+    assert_eq!(reply.json()["error"]["parameter"], "region");
+
+    // The estimate on the model's reference channel, Bedrock: eu bills 3.3 / 16.5 (1M x 3.3 +
+    // 0.1M x 16.5 = 4.95), apac the global 3 / 15 with `no_region_price`.
+    for (region, input, total, assumed) in [
+        ("eu", "3.3", "4.950000", vec![]),
+        ("apac", "3", "4.500000", vec!["no_region_price".to_owned()]),
+    ] {
+        let body = json!({"requests_per_month": 1000, "input_tokens_per_request": 1000,
+                          "output_tokens_per_request": 100, "region": region,
+                          "model_ids": [CLAUDE]});
+        let data = post(&app, "/api/v1/estimate", &body).await;
+        let row = &data["estimates"][0];
+        assert_eq!(row["channel"], "aws_bedrock");
+        assert_eq!(row["applied_prices"]["input"], input, "{region}");
+        assert_eq!(row["cost_per_month"]["total"], total, "{region}");
+        assert_eq!(codes(&row["assumptions"]), assumed, "{region}");
+        assert_eq!(data["assumptions"]["region"], region);
+    }
+}
