@@ -358,3 +358,301 @@ async fn a_region_bills_its_own_rates_and_a_region_without_rates_the_default_one
         assert_eq!(data["assumptions"]["region"], region);
     }
 }
+
+#[tokio::test]
+async fn the_card_the_dump_and_estimate_prices_state_region_and_time_window() {
+    let (db, app) = published().await;
+    let card = app
+        .call(&format!("/api/v1/models/{DEEPSEEK}?include=pricing"))
+        .await
+        .expect(200)
+        .json();
+    let conditional = card["data"]["pricing"]["conditional"]
+        .as_array()
+        .expect("rows")
+        .clone();
+    assert_eq!(conditional.len(), 3);
+    for (row, (component, usd)) in conditional.iter().zip([
+        ("input", "1.32"),
+        ("output", "3.96"),
+        ("cached_input", "0.044"),
+    ]) {
+        assert_eq!(
+            (
+                &row["component"],
+                &row["usd_per_1m"],
+                &row["time_window"],
+                &row["region"]
+            ),
+            (&json!(component), &json!(usd), &peak(), &Value::Null)
+        );
+        assert_eq!(row["reprices_whole_request"], false);
+        assert_eq!(row["source"], SOURCE);
+    }
+    let card = app
+        .call(&format!("/api/v1/models/{CLAUDE}?include=pricing"))
+        .await
+        .expect(200)
+        .json();
+    let eu: Vec<(Value, Value, Value)> = card["data"]["pricing"]["conditional"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            (
+                r["component"].clone(),
+                r["usd_per_1m"].clone(),
+                r["region"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        eu,
+        [
+            (json!("input"), json!("3.3"), json!("eu")),
+            (json!("output"), json!("16.5"), json!("eu"))
+        ]
+    );
+
+    // The dump: a line per regional or windowed rate, the window in its compact form.
+    let csv = app.call("/dumps/prices.csv").await.expect(200).text;
+    let tail = format!("{VERIFIED},false,{SOURCE}");
+    for expected in [
+        format!(
+            "{DEEPSEEK},deepseek,DeepSeek V4 Pro,official,input,standard,1.32,2026-11-10,,{tail},,,,\
+             \"peak 12345 01:00-04:00, 12345 06:00-10:00\",false,"
+        ),
+        format!(
+            "{DEEPSEEK},deepseek,DeepSeek V4 Pro,official,input,standard,0.66,2026-11-10,,{tail},,,,,false,"
+        ),
+        format!(
+            "{CLAUDE},anthropic,Claude Sonnet 4.5,aws_bedrock,output,standard,16.5,2025-11-22,,{tail},,,eu,,false,"
+        ),
+    ] {
+        assert!(
+            csv.split("\r\n").any(|l| l == expected),
+            "the dump has {expected}"
+        );
+    }
+
+    // api.estimate_prices' rates carry both conditions.
+    let rates = db
+        .client()
+        .await
+        .query_one(
+            "select api.estimate_prices(array[$1, $2], null, null) -> 'models'",
+            &[&DEEPSEEK, &CLAUDE],
+        )
+        .await
+        .expect("estimate_prices")
+        .get::<_, Value>(0);
+    let windowed = rates[0]["rates"]
+        .as_array()
+        .expect("rates")
+        .iter()
+        .filter(|r| r["time_window"] == peak())
+        .count();
+    assert_eq!(windowed, 3, "{rates}");
+    let regional = rates[1]["rates"]
+        .as_array()
+        .expect("rates")
+        .iter()
+        .filter(|r| r["region"] == "eu")
+        .count();
+    assert_eq!(regional, 2, "{rates}");
+}
+
+#[tokio::test]
+async fn a_regional_rate_that_moves_has_its_own_event_daily_series_and_feed_title() {
+    let (_db, app) = published().await;
+    let history = app
+        .call(&format!(
+            "/api/v1/models/{HAIKU}/history?channel=aws_bedrock&component=input&since=2024-11-01&until=2024-12-31"
+        ))
+        .await
+        .expect(200)
+        .json();
+    let events = items(&history);
+    let condition = |region: Value| {
+        json!({"above_input_tokens": null, "cache_ttl": null, "region": region,
+               "time_window": null, "reprices_whole_request": false})
+    };
+    let moves: Vec<(Value, Value, Value)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["old_value"].clone(),
+                e["new_value"].clone(),
+                e["condition"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            (json!("1"), json!("0.8"), Value::Null),
+            (json!("1"), json!("0.8"), condition(json!("eu")))
+        ],
+        "{events:?}"
+    );
+
+    // Daily: the global and the eu series side by side, each day, the global first.
+    let daily = app
+        .call(&format!(
+            "/api/v1/models/{HAIKU}/history?granularity=daily&channel=aws_bedrock&component=input&since=2024-12-02&until=2024-12-03&limit=3"
+        ))
+        .await
+        .expect(200)
+        .json();
+    let points: Vec<(Value, Value, Value)> = items(&daily)
+        .iter()
+        .map(|p| {
+            (
+                p["date"].clone(),
+                p["usd_per_1m"].clone(),
+                p["condition"]["region"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        points,
+        [
+            (json!("2024-12-02"), json!("1"), Value::Null),
+            (json!("2024-12-02"), json!("1"), json!("eu")),
+            (json!("2024-12-03"), json!("0.8"), Value::Null),
+        ]
+    );
+    // the cursor is keyed on the full condition: the next page starts with the eu point
+    let cursor = daily["pagination"]["next_cursor"]
+        .as_str()
+        .expect("a cursor");
+    let next = app
+        .call(&format!(
+            "/api/v1/models/{HAIKU}/history?granularity=daily&channel=aws_bedrock&component=input&since=2024-12-02&until=2024-12-03&limit=3&cursor={cursor}"
+        ))
+        .await
+        .expect(200)
+        .json();
+    assert_eq!(items(&next).len(), 1);
+    assert_eq!(items(&next)[0]["condition"], condition(json!("eu")));
+    assert_eq!(items(&next)[0]["date"], "2024-12-03");
+
+    // The feed's title names the region.
+    let feed = app
+        .call("/feeds/changes.json?since=2024-12-01&until=2024-12-31")
+        .await
+        .expect(200)
+        .json();
+    let titles: Vec<&str> = feed["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["title"].as_str())
+        .collect();
+    assert!(
+        titles.contains(
+            &"Claude Haiku 3.5: input eu price 1 → 0.8 USD per 1M tokens (aws_bedrock, standard)"
+        ),
+        "{titles:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_mcp_cost_tool_bills_a_region_and_a_peak_hour_like_rest() {
+    let (_db, app) = published().await;
+    let body = json!({"model_id": DEEPSEEK, "at": "2026-11-24T02:30:00Z",
+                      "usage": {"prompt_tokens": 1_200_000, "completion_tokens": 300_000,
+                                "prompt_tokens_details": {"cached_tokens": 200_000}}});
+    let regional = json!({"model_id": CLAUDE, "channel": "aws_bedrock", "region": "eu",
+                          "usage": {"input_tokens": 1_000_000, "output_tokens": 100_000}});
+    let calls = json!([{"tool": "pricing_cost_usage", "arguments": body},
+                       {"tool": "pricing_cost_usage", "arguments": regional}]);
+    let out = crate::mcp::over_http(&app, &[], &calls).await;
+    for (result, body, total) in [
+        (&out["results"][0], &body, "2.516800"),
+        (&out["results"][1], &regional, "4.950000"),
+    ] {
+        assert_eq!(result["is_error"], false, "{result}");
+        let rest = app
+            .post_json("/api/v1/cost", &body.to_string())
+            .await
+            .expect(200)
+            .json();
+        assert_eq!(result["structured"]["data"], rest["data"]);
+        assert_eq!(rest["data"]["total"], total);
+    }
+}
+
+#[tokio::test]
+async fn a_bad_region_or_time_window_rejects_the_snapshot_naming_the_row() {
+    let db = TestDb::new().await;
+    let mut doc = snapshot_doc_regional();
+    let overlapping = json!({"name": "peak", "spans": [
+        {"weekdays": [1, 2, 3, 4, 5], "from": "01:00", "to": "04:00"},
+        {"weekdays": [5], "from": "03:00", "to": "05:00"}]});
+    let rows = doc["conditional_prices"].as_array_mut().expect("rows");
+    rows.extend([
+        under(
+            on(
+                "aws_bedrock",
+                series(CLAUDE, "cached_input", "2025-11-22", "0.33"),
+            ),
+            Some("EU"),
+            None,
+        ),
+        under(
+            series(DEEPSEEK, "output", "2026-11-10", "3.96"),
+            None,
+            Some(overlapping),
+        ),
+        under(
+            series(HAIKU, "output", "2026-11-10", "4"),
+            None,
+            Some(json!({"name": "night", "spans": []})),
+        ),
+    ]);
+    let snapshot = parse(&doc);
+    let err = pricing::publish::publish(
+        &mut db.client().await,
+        &snapshot,
+        pricing::publish::Options {
+            at: Some(snapshot.generated_at),
+            ..pricing::publish::Options::default()
+        },
+    )
+    .await
+    .expect_err("bad rows reject the snapshot");
+    let pricing::publish::PublishError::Rejected(bad) = &err else {
+        panic!("{err:#}")
+    };
+    let named: Vec<(&str, &str)> = bad
+        .iter()
+        .map(|r| (r.row.as_str(), r.reason.as_str()))
+        .collect();
+    assert_eq!(named.len(), 3, "{named:?}");
+    assert!(named.iter().any(|(row, reason)| {
+        *row == "conditional_prices: anthropic:claude-sonnet-4-5 aws_bedrock cached_input standard region EU"
+            && reason.starts_with("region `EU` must be a region the channel names")
+    }), "{named:?}");
+    assert!(
+        named.iter().any(|(row, reason)| {
+            row.starts_with(
+                "conditional_prices: deepseek:deepseek-v4-pro official output standard window",
+            ) && *reason == "time_window span 1 overlaps another span on weekday 5"
+        }),
+        "{named:?}"
+    );
+    assert!(
+        named.iter().any(|(row, reason)| {
+            row.starts_with(
+                "conditional_prices: anthropic:claude-3-5-haiku-20241022 official output",
+            ) && reason.starts_with("time_window must be {\"name\": \"peak\" or \"off_peak\"")
+        }),
+        "{named:?}"
+    );
+    assert_eq!(
+        db.scalar_i64("select count(*) from pricing.publishes")
+            .await,
+        0
+    );
+}
