@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::conditional::{
     CLAUDE, HAIKU, SOURCE, VERIFIED, conditional_rows, moved, parse, series, snapshot_doc,
 };
-use crate::helpers::{TestApp, TestDb, data_app, items, publish_at};
+use crate::helpers::{TestApp, TestDb, data_app, fixture_bytes, items, publish_at};
 
 const DEEPSEEK: &str = "deepseek:deepseek-v4-pro";
 
@@ -137,6 +137,26 @@ fn snapshot_doc_regional() -> Value {
         ),
     ]);
     doc
+}
+
+/// tests/fixtures/regional.json is this snapshot, for the browser test of the calculator
+/// (tests/browser/conditions.test.mjs); `PRICING_WRITE_FIXTURES=1` rewrites it.
+#[test]
+fn the_fixture_file_is_the_regional_snapshot() {
+    let doc = snapshot_doc_regional();
+    if std::env::var_os("PRICING_WRITE_FIXTURES").is_some() {
+        let path = format!(
+            "{}/../tests/fixtures/regional.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = serde_json::to_string_pretty(&doc).expect("json") + "\n";
+        std::fs::write(&path, text).expect("write the fixture");
+    }
+    let fixture: Value = serde_json::from_slice(&fixture_bytes("regional.json")).expect("json");
+    assert_eq!(
+        fixture, doc,
+        "tests/fixtures/regional.json is stale: run this test with PRICING_WRITE_FIXTURES=1"
+    );
 }
 
 async fn published() -> (TestDb, TestApp) {
@@ -655,4 +675,61 @@ async fn a_bad_region_or_time_window_rejects_the_snapshot_naming_the_row() {
             .await,
         0
     );
+}
+
+/// estimator/vectors/conditions.json through POST /api/v1/estimate: its rate cards are the
+/// published rates of its models here, and every case gives the total and the assumptions the
+/// estimator natively and the WASM build give (estimator/tests/vectors.rs,
+/// web-demo/tests/vectors.test.mjs).
+#[tokio::test]
+async fn the_condition_vectors_give_the_same_totals_through_the_api() {
+    let (db, app) = published().await;
+    let cases: Vec<Value> =
+        serde_json::from_str(include_str!("../../estimator/vectors/conditions.json"))
+            .expect("vectors");
+    for case in &cases {
+        let name = &case["name"];
+        let id = case["model_id"].as_str().expect("model id");
+        // the vector's card is the model's published one
+        let published = db
+            .client()
+            .await
+            .query_one(
+                "select api.estimate_prices(array[$1], null, null) -> 'models' -> 0 -> 'rates'",
+                &[&id],
+            )
+            .await
+            .expect("rates")
+            .get::<_, Value>(0);
+        let fields = ["component", "tier", "region", "time_window", "usd_per_1m"];
+        let pick = |rates: &Value| {
+            let mut rows: Vec<Vec<Value>> = rates
+                .as_array()
+                .expect("rates")
+                .iter()
+                .map(|r| fields.iter().map(|f| r[*f].clone()).collect())
+                .collect();
+            rows.sort_by_key(|r| r.iter().map(Value::to_string).collect::<Vec<_>>());
+            rows
+        };
+        assert_eq!(pick(&published), pick(&case["rates"]), "{name}");
+        let data = post(
+            &app,
+            "/api/v1/estimate",
+            &crate::estimate::body(&case["workload"], &[id]),
+        )
+        .await;
+        let row = &data["estimates"][0];
+        assert_eq!(
+            row["cost_per_month"]["total"], case["expected"]["total"],
+            "{name}"
+        );
+        let want: Vec<String> = case["expected"]["assumptions"]
+            .as_array()
+            .expect("codes")
+            .iter()
+            .map(|c| c.as_str().unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(codes(&row["assumptions"]), want, "{name}");
+    }
 }
