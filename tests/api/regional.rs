@@ -43,6 +43,19 @@ fn under(mut row: Value, region: Option<&str>, window: Option<Value>) -> Value {
     row
 }
 
+/// Claude 3.5 Haiku's `component` on Bedrock: `old` from its launch, `new` from Anthropic's cut
+/// of 2024-12-03.
+fn haiku_cut(component: &str, old: &str, new: &str) -> Value {
+    on(
+        "aws_bedrock",
+        moved(
+            series(HAIKU, component, "2024-11-04", old),
+            "2024-12-03",
+            new,
+        ),
+    )
+}
+
 /// The snapshot of conditional.rs with DeepSeek V4 Pro's peak rates, and
 /// Claude Sonnet 4.5's (in place of its official ones) and Claude 3.5 Haiku's
 /// Bedrock rates with those of the `eu` zone.
@@ -94,15 +107,8 @@ fn snapshot_doc_regional() -> Value {
         series(DEEPSEEK, "cached_input", ds, "0.022"),
         on("aws_bedrock", series(CLAUDE, "input", bedrock, "3")),
         on("aws_bedrock", series(CLAUDE, "output", bedrock, "15")),
-        on(
-            "aws_bedrock",
-            moved(
-                series(HAIKU, "input", "2024-11-04", "1"),
-                "2024-12-03",
-                "0.8",
-            ),
-        ),
-        on("aws_bedrock", series(HAIKU, "output", "2024-11-04", "4")),
+        haiku_cut("input", "1", "0.8"),
+        haiku_cut("output", "5", "4"),
     ]);
     let rows = doc["conditional_prices"].as_array_mut().expect("rows");
     rows.extend([
@@ -123,18 +129,7 @@ fn snapshot_doc_regional() -> Value {
             Some("eu"),
             None,
         ),
-        under(
-            on(
-                "aws_bedrock",
-                moved(
-                    series(HAIKU, "input", "2024-11-04", "1"),
-                    "2024-12-03",
-                    "0.8",
-                ),
-            ),
-            Some("eu"),
-            None,
-        ),
+        under(haiku_cut("input", "1", "0.8"), Some("eu"), None),
     ]);
     doc
 }
@@ -205,6 +200,27 @@ fn lines(cost: &Value) -> Vec<(String, String, String, Value, Value)> {
                 l["region"].clone(),
             )
         })
+        .collect()
+}
+
+/// The card's `pricing.conditional` rows of `id`.
+async fn conditional_rows_of(app: &TestApp, id: &str) -> Vec<Value> {
+    let card = app
+        .call(&format!("/api/v1/models/{id}?include=pricing"))
+        .await
+        .expect(200)
+        .json();
+    card["data"]["pricing"]["conditional"]
+        .as_array()
+        .expect("rows")
+        .clone()
+}
+
+/// Three fields of each row, by JSON pointer (null where absent).
+fn triples(rows: &[Value], pointers: [&str; 3]) -> Vec<(Value, Value, Value)> {
+    let at = |row: &Value, i: usize| row.pointer(pointers[i]).cloned().unwrap_or(Value::Null);
+    rows.iter()
+        .map(|row| (at(row, 0), at(row, 1), at(row, 2)))
         .collect()
 }
 
@@ -382,15 +398,7 @@ async fn a_region_bills_its_own_rates_and_a_region_without_rates_the_default_one
 #[tokio::test]
 async fn the_card_the_dump_and_estimate_prices_state_region_and_time_window() {
     let (db, app) = published().await;
-    let card = app
-        .call(&format!("/api/v1/models/{DEEPSEEK}?include=pricing"))
-        .await
-        .expect(200)
-        .json();
-    let conditional = card["data"]["pricing"]["conditional"]
-        .as_array()
-        .expect("rows")
-        .clone();
+    let conditional = conditional_rows_of(&app, DEEPSEEK).await;
     assert_eq!(conditional.len(), 3);
     for (row, (component, usd)) in conditional.iter().zip([
         ("input", "1.32"),
@@ -409,23 +417,8 @@ async fn the_card_the_dump_and_estimate_prices_state_region_and_time_window() {
         assert_eq!(row["reprices_whole_request"], false);
         assert_eq!(row["source"], SOURCE);
     }
-    let card = app
-        .call(&format!("/api/v1/models/{CLAUDE}?include=pricing"))
-        .await
-        .expect(200)
-        .json();
-    let eu: Vec<(Value, Value, Value)> = card["data"]["pricing"]["conditional"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .map(|r| {
-            (
-                r["component"].clone(),
-                r["usd_per_1m"].clone(),
-                r["region"].clone(),
-            )
-        })
-        .collect();
+    let rows = conditional_rows_of(&app, CLAUDE).await;
+    let eu = triples(&rows, ["/component", "/usd_per_1m", "/region"]);
     assert_eq!(
         eu,
         [
@@ -497,16 +490,7 @@ async fn a_regional_rate_that_moves_has_its_own_event_daily_series_and_feed_titl
         json!({"above_input_tokens": null, "cache_ttl": null, "region": region,
                "time_window": null, "reprices_whole_request": false})
     };
-    let moves: Vec<(Value, Value, Value)> = events
-        .iter()
-        .map(|e| {
-            (
-                e["old_value"].clone(),
-                e["new_value"].clone(),
-                e["condition"].clone(),
-            )
-        })
-        .collect();
+    let moves = triples(&events, ["/old_value", "/new_value", "/condition"]);
     assert_eq!(
         moves,
         [
@@ -524,16 +508,10 @@ async fn a_regional_rate_that_moves_has_its_own_event_daily_series_and_feed_titl
         .await
         .expect(200)
         .json();
-    let points: Vec<(Value, Value, Value)> = items(&daily)
-        .iter()
-        .map(|p| {
-            (
-                p["date"].clone(),
-                p["usd_per_1m"].clone(),
-                p["condition"]["region"].clone(),
-            )
-        })
-        .collect();
+    let points = triples(
+        &items(&daily),
+        ["/date", "/usd_per_1m", "/condition/region"],
+    );
     assert_eq!(
         points,
         [
