@@ -56,18 +56,37 @@ as $$
                              p.valid_to, p.last_verified_at, p.source, p.promotion, p_as_of)
 $$;
 
--- api._condition(above_input_tokens, cache_ttl): the condition of a
--- conditional rate as served, on its row and on its price events;
--- reprices_whole_request says that the threshold is on the whole request
--- (every token of a request over it is priced at this tier's rates).
-create function api._condition(p_above_input_tokens integer, p_cache_ttl text)
+-- api._condition(above_input_tokens, cache_ttl, region, time_window): the
+-- condition of a conditional rate as served, on its row and on its price
+-- events; reprices_whole_request says that the threshold is on the whole
+-- request (every token of a request over it is priced at this tier's rates).
+create function api._condition(
+    p_above_input_tokens integer, p_cache_ttl text, p_region text, p_time_window jsonb
+)
 returns jsonb
 language sql immutable
 as $$
     select jsonb_build_object(
         'above_input_tokens', p_above_input_tokens,
         'cache_ttl', p_cache_ttl,
+        'region', p_region,
+        'time_window', p_time_window,
         'reprices_whole_request', p_above_input_tokens is not null)
+$$;
+
+-- api._window_text(time_window): the compact text form of a time window, the
+-- dump's column and the sort key of windowed rates: the name, then each span
+-- as its ISO weekdays' digits and its UTC hours, e.g.
+-- `peak 12345 01:00-04:00, 12345 06:00-10:00`; null for null.
+create function api._window_text(p_window jsonb)
+returns text
+language sql immutable
+as $$
+    select (p_window ->> 'name') || ' ' || string_agg(
+        (select string_agg(d, '' order by o)
+         from jsonb_array_elements_text(s -> 'weekdays') with ordinality as w(d, o))
+        || ' ' || (s ->> 'from') || '-' || (s ->> 'to'), ', ' order by i)
+    from jsonb_array_elements(p_window -> 'spans') with ordinality as t(s, i)
 $$;
 
 -- api._conditional_price_row(price, as_of): one conditional rate as served:
@@ -78,7 +97,7 @@ language sql stable
 as $$
     select api._price_fields(c.channel, c.component, c.tier, c.usd_per_1m, c.valid_from,
                              c.valid_to, c.last_verified_at, c.source, c.promotion, p_as_of)
-           || api._condition(c.above_input_tokens, c.cache_ttl)
+           || api._condition(c.above_input_tokens, c.cache_ttl, c.region, c.time_window)
 $$;
 
 -- api._component_rank(component): the spec's order of components, cache
@@ -97,19 +116,20 @@ $$;
 create function api._rates(p_day date, p_models text [])
 returns table (
     model_id text, channel pricing.channel, component text, tier pricing.service_tier,
-    above_input_tokens integer, cache_ttl text, usd_per_1m numeric, valid_from date,
-    valid_to date, last_verified_at timestamptz, source text, promotion jsonb
+    above_input_tokens integer, cache_ttl text, region text, time_window jsonb,
+    usd_per_1m numeric, valid_from date, valid_to date, last_verified_at timestamptz,
+    source text, promotion jsonb
 )
 language sql stable
 as $$
     select p.model_id, p.channel, p.component::text, p.tier, null::integer, null::text,
-           p.usd_per_1m, p.valid_from, p.valid_to, p.last_verified_at, p.source, p.promotion
+           null::text, null::jsonb, p.usd_per_1m, p.valid_from, p.valid_to, p.last_verified_at, p.source, p.promotion
     from pricing.prices as p
     where p.model_id = any (p_models)
       and p.valid_from <= p_day and (p.valid_to is null or p.valid_to > p_day)
     union all
     select c.model_id, c.channel, c.component, c.tier, c.above_input_tokens, c.cache_ttl,
-           c.usd_per_1m, c.valid_from, c.valid_to, c.last_verified_at, c.source, c.promotion
+           c.region, c.time_window, c.usd_per_1m, c.valid_from, c.valid_to, c.last_verified_at, c.source, c.promotion
     from pricing.conditional_prices as c
     where c.model_id = any (p_models)
       and c.valid_from <= p_day and (c.valid_to is null or c.valid_to > p_day)

@@ -5,8 +5,9 @@
 -- deprecation, benchmarks, aliases, history_summary. as_of: a day whose prices
 -- the card shows instead of the served publish's day.
 -- Ordering: channels in the spec's order; price rows by channel, component,
--- tier; conditional rates by channel, tier, component, above_input_tokens and
--- cache_ttl (nulls first); benchmarks and aliases by name; events newest first.
+-- tier; conditional rates by channel, tier, component, above_input_tokens,
+-- cache_ttl, region and time_window (its text form, api._window_text; nulls
+-- first); benchmarks and aliases by name; events newest first.
 -- Errors: PRMNF unknown id (did_you_mean).
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.get_model(p_id text, p_include text[], p_as_of date)
@@ -64,7 +65,9 @@ begin
                 select coalesce(jsonb_agg(api._conditional_price_row(c, v_served.as_of)
                                           order by c.channel, c.tier, api._component_rank(c.component),
                                                    c.above_input_tokens nulls first,
-                                                   c.cache_ttl nulls first), '[]'::jsonb)
+                                                   c.cache_ttl nulls first, c.region nulls first,
+                                                   api._window_text(c.time_window) nulls first),
+                                 '[]'::jsonb)
                 from pricing.conditional_prices as c
                 where c.model_id = v_id
                   and c.valid_from <= v_day and (c.valid_to is null or c.valid_to > v_day))));

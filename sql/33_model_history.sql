@@ -4,30 +4,35 @@
 -- each row's [valid_from, valid_to) clipped to first_day..last_day (rows
 -- outside it are left out), and the keys the points are ordered by:
 -- component_rank (the spec's order, cache writes last), above_key (0 for no
--- threshold) and ttl_key ('' for none). Component 'all' is null here; a
--- cache write is listed only then.
+-- threshold), ttl_key, region_key and window_key ('' for none; the window
+-- by its text form, api._window_text). Component 'all' is null here; a cache
+-- write is listed only then.
 create function api._history_spans(
     p_id text, p_channel text, p_component text, p_first_day date, p_last_day date
 )
 returns table (
     channel pricing.channel, component text, tier pricing.service_tier, condition jsonb,
     usd_per_1m numeric, component_rank integer, above_key integer, ttl_key text,
-    first_day date, last_day date
+    region_key text, window_key text, first_day date, last_day date
 )
 language sql stable
 as $$
     select r.channel, r.component, r.tier, r.condition, r.usd_per_1m,
-           api._component_rank(r.component), r.above_key, r.ttl_key,
+           api._component_rank(r.component), r.above_key, r.ttl_key, r.region_key,
+           r.window_key,
            greatest(r.valid_from, p_first_day),
            least(coalesce(r.valid_to - 1, p_last_day), p_last_day)
     from (
         select p.channel, p.component::text as component, p.tier, null::jsonb as condition,
-               p.usd_per_1m, 0 as above_key, '' as ttl_key, p.valid_from, p.valid_to
+               p.usd_per_1m, 0 as above_key, '' as ttl_key, '' as region_key, '' as window_key,
+               p.valid_from, p.valid_to
         from pricing.prices as p
         where p.model_id = p_id
         union all
-        select c.channel, c.component, c.tier, api._condition(c.above_input_tokens, c.cache_ttl),
+        select c.channel, c.component, c.tier,
+               api._condition(c.above_input_tokens, c.cache_ttl, c.region, c.time_window),
                c.usd_per_1m, coalesce(c.above_input_tokens, 0), coalesce(c.cache_ttl, ''),
+               coalesce(c.region, ''), coalesce(api._window_text(c.time_window), ''),
                c.valid_from, c.valid_to
         from pricing.conditional_prices as c
         where c.model_id = p_id
@@ -149,19 +154,24 @@ begin
                                                      'unit', 'usd_per_1m_tokens', 'condition', r.condition)
                                   order by r.n)
                             filter (where r.n <= p_limit), '[]'::jsonb),
-               jsonb_agg(jsonb_build_array(r.day, r.channel, r.component_rank, r.tier, r.above_key, r.ttl_key))
+               jsonb_agg(jsonb_build_array(r.day, r.channel, r.component_rank, r.tier, r.above_key,
+                                           r.ttl_key, r.region_key, r.window_key))
                    filter (where r.n = p_limit) -> 0,
                count(*) > p_limit
         into v_items, v_last, v_more
         from (
             select pt.*, row_number() over (order by pt.day, pt.channel, pt.component_rank, pt.tier,
-                                                     pt.above_key, pt.ttl_key) as n
+                                                     pt.above_key, pt.ttl_key, pt.region_key,
+                                                     pt.window_key) as n
             from points as pt
             where v_key is null
-               or (pt.day, pt.channel, pt.component_rank, pt.tier, pt.above_key, pt.ttl_key)
+               or (pt.day, pt.channel, pt.component_rank, pt.tier, pt.above_key, pt.ttl_key,
+                   pt.region_key, pt.window_key)
                   > ((v_key ->> 0)::date, (v_key ->> 1)::pricing.channel, (v_key ->> 2)::integer,
-                     (v_key ->> 3)::pricing.service_tier, (v_key ->> 4)::integer, v_key ->> 5)
-            order by pt.day, pt.channel, pt.component_rank, pt.tier, pt.above_key, pt.ttl_key
+                     (v_key ->> 3)::pricing.service_tier, (v_key ->> 4)::integer, v_key ->> 5,
+                     coalesce(v_key ->> 6, ''), coalesce(v_key ->> 7, ''))
+            order by pt.day, pt.channel, pt.component_rank, pt.tier, pt.above_key, pt.ttl_key,
+                     pt.region_key, pt.window_key
             limit p_limit + 1
         ) as r;
     end if;

@@ -16,7 +16,8 @@
 -- and cached_input where published; `rates`, every rate (standard price rows
 -- of every tier and conditional rates: context-length tiers, cache writes),
 -- ordered by tier and component in the spec's orders (cache_write last), then
--- above_input_tokens and cache_ttl, nulls first.
+-- above_input_tokens, cache_ttl, region and time_window (its text form,
+-- api._window_text), nulls first.
 -- Errors: PRARG duplicates; PRMNF an unknown id (did_you_mean); PRNPD a model
 -- without standard input and output prices on any channel (on the given
 -- channel) that day.
@@ -101,12 +102,15 @@ begin
                    'tier', x.tier,
                    'above_input_tokens', x.above_input_tokens,
                    'cache_ttl', x.cache_ttl,
+                   'region', x.region,
+                   'time_window', x.time_window,
                    'usd_per_1m', api._dec(x.usd_per_1m),
                    'source', x.source,
                    'last_verified_at', api._ts(x.last_verified_at),
                    'promotion', x.promotion)
                    order by x.tier, api._component_rank(x.component),
-                            x.above_input_tokens nulls first, x.cache_ttl nulls first),
+                            x.above_input_tokens nulls first, x.cache_ttl nulls first,
+                            x.region nulls first, api._window_text(x.time_window) nulls first),
                    '[]'::jsonb) as rates
         from api._rates(v_day, array[ch.id]) as x
         where x.channel = ch.channel

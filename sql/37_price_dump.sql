@@ -1,12 +1,15 @@
 -- api.price_dump(): GET /dumps/prices.csv. Returns one row (publish, as_of,
 -- csv): the CSV text (RFC 4180, header row, CRLF line ends) of every rate in
 -- effect on the served publish's day: one line per model, channel, component,
--- tier and condition (above_input_tokens, cache_ttl: both empty on a standard
--- price row), with canonical model ids and prices as exact decimals in USD per
--- 1M tokens; promotional (true/false) and promotion_until (the last day of a
--- promotional price where the provider names one, else empty). Ordering: model_id, channel, component, tier (the spec's orders
--- of channels and components, cache_write last), then above_input_tokens and
--- cache_ttl, empty first. Errors: PRNOD nothing published yet.
+-- tier and condition (above_input_tokens, cache_ttl, region, time_window: all
+-- empty on a standard price row; time_window in its text form,
+-- api._window_text), with canonical model ids and prices as exact decimals in
+-- USD per 1M tokens; promotional (true/false) and promotion_until (the last
+-- day of a promotional price where the provider names one, else empty).
+-- Ordering: model_id, channel, component, tier (the spec's orders of channels
+-- and components, cache_write last), then above_input_tokens, cache_ttl,
+-- region and time_window's text, empty first. Errors: PRNOD nothing published
+-- yet.
 create function api._csv(p_value text)
 returns text
 language sql immutable
@@ -26,8 +29,8 @@ returns text
 language sql stable
 as $$
     select 'model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,'
-           || 'valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,'
-           || 'promotional,promotion_until' || E'\r\n'
+           || 'valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,'
+           || 'time_window,promotional,promotion_until' || E'\r\n'
            || coalesce((
                select string_agg(concat_ws(',',
                           api._csv(p.model_id), api._csv(m.provider), api._csv(m.name),
@@ -35,10 +38,13 @@ as $$
                           coalesce(p.valid_to::text, ''), api._ts(p.last_verified_at),
                           api._is_stale(p.last_verified_at, p_as_of)::text, api._csv(p.source),
                           coalesce(p.above_input_tokens::text, ''), coalesce(p.cache_ttl, ''),
+                          coalesce(p.region, ''), api._csv(api._window_text(p.time_window)),
                           (p.promotion is not null)::text, coalesce(p.promotion ->> 'until', ''))
                           || E'\r\n',
                           '' order by p.model_id, p.channel, api._component_rank(p.component), p.tier,
-                                      p.above_input_tokens nulls first, p.cache_ttl nulls first)
+                                      p.above_input_tokens nulls first, p.cache_ttl nulls first,
+                                      p.region nulls first,
+                                      api._window_text(p.time_window) nulls first)
                from api._rates(p_day, array(select x.id from pricing.models as x)) as p
                join pricing.models as m on m.id = p.model_id), '')
 $$;

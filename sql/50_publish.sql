@@ -59,8 +59,11 @@ begin
         like stage_prices,
         above_input_tokens integer,
         cache_ttl text,
+        region text,
+        time_window jsonb,
         unique nulls not distinct (
-            model_id, channel, component, tier, above_input_tokens, cache_ttl, valid_from
+            model_id, channel, component, tier, above_input_tokens, cache_ttl, region,
+            time_window, valid_from
         )
     ) on commit drop;
     alter table stage_conditional_prices alter column component type text;
@@ -356,7 +359,8 @@ begin
         from stage_prices as s
         union all
         select s.model_id, s.channel, s.component, s.tier, s.usd_per_1m, s.valid_from,
-               s.valid_to, s.source, s.sources, api._condition(s.above_input_tokens, s.cache_ttl)
+               s.valid_to, s.source, s.sources, api._condition(s.above_input_tokens, s.cache_ttl, s.region,
+                                                   s.time_window)
         from stage_conditional_prices as s
     ),
     published as (
@@ -365,7 +369,7 @@ begin
         from pricing.prices as x
         union all
         select x.model_id, x.channel, x.component, x.tier, x.usd_per_1m, x.valid_from,
-               api._condition(x.above_input_tokens, x.cache_ttl)
+               api._condition(x.above_input_tokens, x.cache_ttl, x.region, x.time_window)
         from pricing.conditional_prices as x
     )
     select v_publish,
@@ -430,29 +434,33 @@ begin
         delete from pricing.conditional_prices as x
         where exists (
             select from stage_conditional_prices as s
-            where (s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl)
+            where (s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl,
+                   s.region, s.time_window)
                   is not distinct from
-                  (x.model_id, x.channel, x.component, x.tier, x.above_input_tokens, x.cache_ttl))
+                  (x.model_id, x.channel, x.component, x.tier, x.above_input_tokens, x.cache_ttl,
+                   x.region, x.time_window))
           and not exists (
             select from stage_conditional_prices as s
             where (s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl,
-                   s.valid_from, s.usd_per_1m, s.valid_to)
+                   s.region, s.time_window, s.valid_from, s.usd_per_1m, s.valid_to)
                   is not distinct from
                   (x.model_id, x.channel, x.component, x.tier, x.above_input_tokens, x.cache_ttl,
-                   x.valid_from, x.usd_per_1m, x.valid_to))
+                   x.region, x.time_window, x.valid_from, x.usd_per_1m, x.valid_to))
         returning 1
     )
     select count(*) into v_conditional_deleted from gone;
     with added as (
         insert into pricing.conditional_prices as x (
-            model_id, channel, component, tier, above_input_tokens, cache_ttl, usd_per_1m,
-            valid_from, valid_to, last_verified_at, source, promotion, published_in
+            model_id, channel, component, tier, above_input_tokens, cache_ttl, region,
+            time_window, usd_per_1m, valid_from, valid_to, last_verified_at, source, promotion,
+            published_in
         )
         select s.model_id, s.channel, s.component, s.tier, s.above_input_tokens, s.cache_ttl,
-               s.usd_per_1m, s.valid_from, s.valid_to, s.last_verified_at, s.source, s.promotion,
+               s.region, s.time_window, s.usd_per_1m, s.valid_from, s.valid_to, s.last_verified_at, s.source, s.promotion,
                v_publish
         from stage_conditional_prices as s
-        on conflict (model_id, channel, component, tier, above_input_tokens, cache_ttl, valid_from)
+        on conflict (model_id, channel, component, tier, above_input_tokens, cache_ttl, region,
+                     time_window, valid_from)
         do update set last_verified_at = excluded.last_verified_at, source = excluded.source,
                       promotion = excluded.promotion
         where (x.last_verified_at, x.source, x.promotion)

@@ -75,10 +75,19 @@ pub enum Assumption {
     /// A rate picked for the model is promotional: the cost holds until the promotion ends
     /// (`promotional_rate`; the row's `rates[].promotion.until`).
     PromotionalRate,
+    /// The region asked for has no rate on the model's card: billed at the default region's
+    /// rates (`no_region_price`).
+    NoRegionPrice,
+    /// No `time_window_share` given: the share of requests inside the card's time windows taken
+    /// as the share of the week's hours they cover (`time_window_share_by_hours`).
+    TimeWindowShareByHours,
+    /// The time of day of the request is not known (no `at`, or a date only): billed at the
+    /// rates outside the card's time windows (`time_of_day_unknown`).
+    TimeOfDayUnknown,
 }
 
 /// The price assumptions in the order they are listed; the index is the flag bit.
-const PRICE_ASSUMPTIONS: [Assumption; 15] = [
+const PRICE_ASSUMPTIONS: [Assumption; 18] = [
     Assumption::NoCachedInputPrice,
     Assumption::CachedInputPriceCapped,
     Assumption::NoBatchPrice,
@@ -94,6 +103,9 @@ const PRICE_ASSUMPTIONS: [Assumption; 15] = [
     Assumption::ContextTierRates,
     Assumption::NoServiceTierPrice,
     Assumption::PromotionalRate,
+    Assumption::NoRegionPrice,
+    Assumption::TimeWindowShareByHours,
+    Assumption::TimeOfDayUnknown,
 ];
 
 impl Assumption {
@@ -119,6 +131,9 @@ impl Assumption {
             Assumption::ContextTierRates => "context_tier_rates",
             Assumption::NoServiceTierPrice => "no_service_tier_price",
             Assumption::PromotionalRate => "promotional_rate",
+            Assumption::NoRegionPrice => "no_region_price",
+            Assumption::TimeWindowShareByHours => "time_window_share_by_hours",
+            Assumption::TimeOfDayUnknown => "time_of_day_unknown",
         }
     }
 
@@ -151,7 +166,7 @@ impl Assumption {
     }
 
     /// The flag bit of a price assumption: its index in [`PRICE_ASSUMPTIONS`].
-    const fn flag(self) -> Option<u16> {
+    const fn flag(self) -> Option<u32> {
         let bit = match self {
             Assumption::PresetVolumes(_)
             | Assumption::PresetInputVolume(_)
@@ -172,6 +187,9 @@ impl Assumption {
             Assumption::ContextTierRates => 12,
             Assumption::NoServiceTierPrice => 13,
             Assumption::PromotionalRate => 14,
+            Assumption::NoRegionPrice => 15,
+            Assumption::TimeWindowShareByHours => 16,
+            Assumption::TimeOfDayUnknown => 17,
         };
         Some(1 << bit)
     }
@@ -264,6 +282,18 @@ impl fmt::Display for Assumption {
                 "a rate of the model's card on this tier is promotional: the cost holds until the \
                  promotion ends (rates[].promotion.until)",
             ),
+            Assumption::NoRegionPrice => f.write_str(
+                "no rate published for the region asked: billed at the channel's default-region \
+                 rates",
+            ),
+            Assumption::TimeWindowShareByHours => f.write_str(
+                "share of requests inside the card's time windows (conditions.time_window_share) \
+                 taken as the share of the week's hours the windows cover",
+            ),
+            Assumption::TimeOfDayUnknown => f.write_str(
+                "time of day of the request not known (give `at` as an RFC 3339 timestamp): \
+                 billed at the rates outside the card's time windows",
+            ),
         }
     }
 }
@@ -321,7 +351,7 @@ impl<'de> Deserialize<'de> for Assumption {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Assumptions {
     workload: Option<Assumption>,
-    price_flags: u16,
+    price_flags: u32,
 }
 
 impl Assumptions {

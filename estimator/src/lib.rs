@@ -78,6 +78,7 @@
 #![warn(missing_docs)]
 
 mod assumption;
+mod condition;
 mod estimate;
 mod money;
 mod preset;
@@ -87,6 +88,7 @@ mod usage;
 mod workload;
 
 pub use assumption::{Assumption, Assumptions};
+pub use condition::{MINUTES_PER_WEEK, Region, Span, TimeWindow, WindowName};
 pub use estimate::{
     AppliedPrices, CostBreakdown, CostEstimate, EstimateError, ModelPrices, PriceField,
     cmp_total_cost, estimate, estimate_many, sort_by_total_cost,
@@ -96,7 +98,7 @@ pub use money::{
 };
 pub use preset::{Preset, RequestVolumes, UnknownPreset};
 pub use rates::{
-    CacheTtl, Component, Conditions, Promotion, Rate, RateCard, Selected, ServiceTier,
+    CacheTtl, Component, Conditions, Promotion, Rate, RateCard, Selected, Served, ServiceTier, When,
 };
 pub use report::{EstimateRow, Estimates, ModelInput, UnpriceableModel, estimate_models};
 pub use rust_decimal::Decimal;

@@ -193,6 +193,18 @@ pub(crate) mod serde_helpers {
         }
     }
 
+    /// `#[serde(serialize_with = "serde_helpers::optional_exact")]`: an optional share or
+    /// price, written exactly (`format_exact`) or as null.
+    pub(crate) fn optional_exact<S: serde::Serializer>(
+        value: &Option<Decimal>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => s.serialize_some(&crate::money::format_exact(*v)),
+            None => s.serialize_none(),
+        }
+    }
+
     /// What a null means for the field being read.
     #[derive(Clone, Copy)]
     enum OnNull {

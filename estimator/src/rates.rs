@@ -5,7 +5,9 @@
 //! `cache_write`) on a service tier (`standard`, `batch`, `flex`, `priority`), optionally only
 //! for requests whose input tokens exceed a threshold (`above_input_tokens`: Gemini 2.5 Pro above
 //! 200,000), and for cache writes the cache's time to live (`cache_ttl`: Anthropic's 5-minute and
-//! 1-hour writes). `POST /api/v1/estimate` and `POST /api/v1/cost` both bill through
+//! 1-hour writes), in a region other than the channel's default (`region`: Bedrock's `eu` data
+//! zone) or only in some hours of the week (`time_window`: DeepSeek's peak hours).
+//! `POST /api/v1/estimate` and `POST /api/v1/cost` both bill through
 //! [`RateCard::select`], so a workload and a single usage record are priced by the same rule.
 
 use std::fmt;
@@ -14,6 +16,7 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use crate::condition::{MINUTES_PER_WEEK, Region, TimeWindow, WindowName};
 use crate::estimate::ModelPrices;
 use crate::money::serde_helpers;
 
@@ -138,6 +141,12 @@ pub struct Rate {
     /// For a cache write, how long the tokens stay cached; `None`: not stated by the source.
     #[serde(default)]
     pub cache_ttl: Option<CacheTtl>,
+    /// Where the rate applies; `None`: the channel's default region.
+    #[serde(default)]
+    pub region: Option<Region>,
+    /// The UTC hours of the week the rate applies in; `None`: any time.
+    #[serde(default)]
+    pub time_window: Option<TimeWindow>,
     /// USD per 1M tokens.
     #[serde(with = "serde_helpers::exact")]
     pub usd_per_1m: Decimal,
@@ -168,6 +177,27 @@ pub struct Conditions {
     pub above_input_tokens: Option<u64>,
     /// The cache-write TTL asked for.
     pub cache_ttl: CacheTtl,
+    /// The region asked for, when the card has rates there (others are the default region's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<Region>,
+    /// The time window whose rates priced the request, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_window: Option<WindowName>,
+    /// The region asked for has no rate at all on the card: default-region rates were used.
+    #[serde(skip)]
+    pub region_missing: bool,
+    /// The share of requests billed at the time windows' rates (an estimate on a card with
+    /// windowed rates).
+    #[serde(
+        default,
+        serialize_with = "serde_helpers::optional_exact",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "serde_helpers::optional_decimal"
+    )]
+    pub time_window_share: Option<Decimal>,
+    /// The share was taken from the hours the windows cover, none being given.
+    #[serde(skip)]
+    pub share_by_hours: bool,
     /// The service tier asked for had no published rates, so standard rates were used.
     #[serde(skip)]
     pub service_tier_missing: bool,
@@ -228,35 +258,84 @@ impl<'a> Selected<'a> {
 #[serde(transparent)]
 pub struct RateCard(pub Vec<Rate>);
 
+/// When in the week a request is served, as far as it is known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum When {
+    /// Not known, or outside every time window: the rates without a window.
+    #[default]
+    Unknown,
+    /// At this minute of the week (0 = Monday 00:00 UTC): a windowed rate whose window holds it.
+    At(u32),
+    /// Inside the card's time windows (the windowed share of an estimate).
+    InWindow,
+}
+
+/// Where and when a request is served: the conditions of [`RateCard::select`] besides its size,
+/// tier and cache TTL.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Served {
+    /// The region asked for; `None`: the channel's default.
+    pub region: Option<Region>,
+    /// The time of the week.
+    pub when: When,
+}
+
+impl Served {
+    /// The default region, at an unknown time.
+    pub const DEFAULT: Served = Served {
+        region: None,
+        when: When::Unknown,
+    };
+}
+
 impl RateCard {
     /// The rates that bill a request with `input_tokens` input tokens (cached and written ones
-    /// included) on `tier` (its batch share on the batch tier), cache writes at `ttl`.
+    /// included) on `tier` (its batch share on the batch tier), cache writes at `ttl`, served
+    /// where and when `served` says.
     ///
     /// The rule: the context threshold is the highest `above_input_tokens` of the tier's input
     /// rates that `input_tokens` exceeds; every component is then billed at its rate for that
-    /// threshold, or, where the tier publishes none for it, at its rate without a threshold (the
-    /// whole request is repriced once over the threshold, as Google, Anthropic and OpenAI bill
-    /// it). A cache write takes the rate of the asked TTL, else one whose TTL the source does not
-    /// state. A tier without input and output rates falls back to the standard tier
-    /// (`conditions.service_tier_missing`); batch traffic without batch rates is left to the
-    /// estimator's fallbacks.
-    pub fn select(&self, input_tokens: u64, tier: ServiceTier, ttl: CacheTtl) -> Selected<'_> {
+    /// threshold, or, where the tier publishes none for it, at its rate without one (the whole
+    /// request is repriced once over the threshold, as Google, Anthropic and OpenAI bill it).
+    /// Among those, a rate of the asked region comes before the default region's, and a rate
+    /// whose time window holds the request's time before one without a window (a request at an
+    /// unknown time is billed without windows). A cache write takes the rate of the asked TTL,
+    /// else one whose TTL the source does not state. A tier without input and output rates
+    /// falls back to the standard tier (`conditions.service_tier_missing`); batch traffic without
+    /// batch rates is left to the estimator's fallbacks.
+    pub fn select(
+        &self,
+        input_tokens: u64,
+        tier: ServiceTier,
+        ttl: CacheTtl,
+        served: Served,
+    ) -> Selected<'_> {
         let has_base = |t: ServiceTier| {
             [Component::Input, Component::Output].iter().all(|c| {
-                self.0
-                    .iter()
-                    .any(|r| r.tier == t && r.component == *c && r.above_input_tokens.is_none())
+                self.0.iter().any(|r| {
+                    r.tier == t
+                        && r.component == *c
+                        && r.above_input_tokens.is_none()
+                        && r.region.is_none()
+                        && r.time_window.is_none()
+                })
             })
         };
         let missing = tier != ServiceTier::Standard && !has_base(tier);
         let tier = if missing { ServiceTier::Standard } else { tier };
-        let (interactive, threshold) = self.tier_rates(tier, input_tokens, ttl);
-        let (batch, _) = self.tier_rates(ServiceTier::Batch, input_tokens, ttl);
-        let promotional = interactive
-            .iter()
-            .chain(&batch)
-            .flatten()
-            .any(|r| r.promotion.is_some());
+        let region_priced = served
+            .region
+            .filter(|asked| self.0.iter().any(|r| r.region == Some(*asked)));
+        let region_missing = served.region.is_some() && region_priced.is_none();
+        let served = Served {
+            region: region_priced,
+            ..served
+        };
+        let (interactive, threshold) = self.tier_rates(tier, input_tokens, ttl, served);
+        let (batch, _) = self.tier_rates(ServiceTier::Batch, input_tokens, ttl, served);
+        let picked = || interactive.iter().chain(&batch).flatten();
+        let promotional = picked().any(|r| r.promotion.is_some());
+        let time_window = picked().find_map(|r| r.time_window.as_ref().map(|w| w.name));
         Selected {
             interactive,
             batch,
@@ -264,10 +343,34 @@ impl RateCard {
                 service_tier: tier,
                 above_input_tokens: threshold,
                 cache_ttl: ttl,
+                region: region_priced,
+                time_window,
+                region_missing,
+                time_window_share: None,
+                share_by_hours: false,
                 service_tier_missing: missing,
                 promotional,
             },
         }
+    }
+
+    /// The time windows of the card's rates.
+    pub fn time_windows(&self) -> impl Iterator<Item = &TimeWindow> {
+        self.0.iter().filter_map(|r| r.time_window.as_ref())
+    }
+
+    /// The share of the week's hours the card's time windows cover (each distinct window once;
+    /// the windows of one card do not overlap); `None` without windowed rates.
+    pub fn time_window_hours_share(&self) -> Option<Decimal> {
+        let mut seen: Vec<&TimeWindow> = Vec::new();
+        for w in self.time_windows() {
+            if !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        let minutes: u32 = seen.iter().map(|w| w.minutes_per_week()).sum();
+        (!seen.is_empty())
+            .then(|| Decimal::from(minutes.min(MINUTES_PER_WEEK)) / Decimal::from(MINUTES_PER_WEEK))
     }
 
     fn tier_rates(
@@ -275,6 +378,7 @@ impl RateCard {
         tier: ServiceTier,
         input_tokens: u64,
         ttl: CacheTtl,
+        served: Served,
     ) -> ([Option<&Rate>; 4], Option<u64>) {
         let threshold = self
             .0
@@ -283,10 +387,23 @@ impl RateCard {
             .filter_map(|r| r.above_input_tokens)
             .filter(|t| input_tokens > *t)
             .max();
+        let in_window = |w: &TimeWindow| match served.when {
+            When::Unknown => false,
+            When::At(minute) => w.contains(minute),
+            When::InWindow => true,
+        };
+        let regions = [served.region, None];
         let pick = |component: Component| {
-            let of = |above: Option<u64>| {
+            let of = |above: Option<u64>, region: Option<Region>, windowed: bool| {
                 let matching = |r: &&Rate| {
-                    r.tier == tier && r.component == component && r.above_input_tokens == above
+                    r.tier == tier
+                        && r.component == component
+                        && r.above_input_tokens == above
+                        && r.region == region
+                        && match &r.time_window {
+                            None => !windowed,
+                            Some(w) => windowed && in_window(w),
+                        }
                 };
                 if component == Component::CacheWrite {
                     let with = |want: Option<CacheTtl>| {
@@ -297,7 +414,13 @@ impl RateCard {
                     self.0.iter().find(matching)
                 }
             };
-            threshold.and_then(|t| of(Some(t))).or_else(|| of(None))
+            let at = |above: Option<u64>| {
+                regions
+                    .iter()
+                    .flat_map(|region| [true, false].map(|windowed| (*region, windowed)))
+                    .find_map(|(region, windowed)| of(above, region, windowed))
+            };
+            threshold.and_then(|t| at(Some(t))).or_else(|| at(None))
         };
         (COMPONENTS.map(pick), threshold)
     }
@@ -320,6 +443,8 @@ mod tests {
             above_input_tokens: above,
             cache_ttl: ttl,
             usd_per_1m: usd.parse().expect("a decimal"),
+            region: None,
+            time_window: None,
             source: Some("litellm 1.109.1".into()),
             promotion: None,
         }
@@ -347,7 +472,12 @@ mod tests {
     #[test]
     fn a_request_over_the_threshold_is_billed_whole_at_the_tier_rates() {
         let card = gemini_25_pro();
-        let below = card.select(200_000, ServiceTier::Standard, CacheTtl::FiveMinutes);
+        let below = card.select(
+            200_000,
+            ServiceTier::Standard,
+            CacheTtl::FiveMinutes,
+            Served::DEFAULT,
+        );
         let p = below.prices().expect("priced");
         assert_eq!(
             (p.input.to_string(), p.output.to_string()),
@@ -355,7 +485,12 @@ mod tests {
         );
         assert_eq!(below.conditions.above_input_tokens, None);
 
-        let above = card.select(300_000, ServiceTier::Standard, CacheTtl::FiveMinutes);
+        let above = card.select(
+            300_000,
+            ServiceTier::Standard,
+            CacheTtl::FiveMinutes,
+            Served::DEFAULT,
+        );
         let p = above.prices().expect("priced");
         assert_eq!(p.input.to_string(), "2.5");
         assert_eq!(p.output.to_string(), "15");
@@ -369,10 +504,20 @@ mod tests {
     #[test]
     fn a_tier_without_rates_falls_back_to_standard_and_says_so() {
         let card = gemini_25_pro();
-        let priority = card.select(1_000, ServiceTier::Priority, CacheTtl::FiveMinutes);
+        let priority = card.select(
+            1_000,
+            ServiceTier::Priority,
+            CacheTtl::FiveMinutes,
+            Served::DEFAULT,
+        );
         assert_eq!(priority.prices().expect("priced").input.to_string(), "2.25");
         assert!(!priority.conditions.service_tier_missing);
-        let flex = card.select(1_000, ServiceTier::Flex, CacheTtl::FiveMinutes);
+        let flex = card.select(
+            1_000,
+            ServiceTier::Flex,
+            CacheTtl::FiveMinutes,
+            Served::DEFAULT,
+        );
         assert_eq!(flex.conditions.service_tier, ServiceTier::Standard);
         assert!(flex.conditions.service_tier_missing);
         assert_eq!(flex.prices().expect("priced").input.to_string(), "1.25");
@@ -395,7 +540,7 @@ mod tests {
             ),
             rate(CacheWrite, Standard, None, Some(CacheTtl::OneHour), "6"),
         ]);
-        let five = card.select(1_000, Standard, CacheTtl::FiveMinutes);
+        let five = card.select(1_000, Standard, CacheTtl::FiveMinutes, Served::DEFAULT);
         assert_eq!(
             five.prices()
                 .expect("priced")
@@ -404,7 +549,7 @@ mod tests {
                 .to_string(),
             "3.75"
         );
-        let hour = card.select(1_000, Standard, CacheTtl::OneHour);
+        let hour = card.select(1_000, Standard, CacheTtl::OneHour, Served::DEFAULT);
         assert_eq!(
             hour.prices()
                 .expect("priced")
@@ -419,7 +564,7 @@ mod tests {
             rate(Output, Standard, None, None, "2"),
             rate(CacheWrite, Standard, None, None, "1.5"),
         ]);
-        let any = unstated.select(1, Standard, CacheTtl::OneHour);
+        let any = unstated.select(1, Standard, CacheTtl::OneHour, Served::DEFAULT);
         assert_eq!(
             any.prices()
                 .expect("priced")
@@ -440,7 +585,12 @@ mod tests {
             {"component": "output", "tier": "standard", "usd_per_1m": "3.75",
              "promotion": {"until": "2026-12-31", "url": "https://ai.google.dev/gemini-api/docs/latest-model"}}]"#;
         let card: RateCard = serde_json::from_str(json).expect("a rate card");
-        let picked = card.select(1_000, ServiceTier::Standard, CacheTtl::FiveMinutes);
+        let picked = card.select(
+            1_000,
+            ServiceTier::Standard,
+            CacheTtl::FiveMinutes,
+            Served::DEFAULT,
+        );
         assert!(picked.conditions.promotional);
         let input = picked.interactive(Component::Input).expect("input");
         assert_eq!(
@@ -448,7 +598,12 @@ mod tests {
             Some("2026-12-31")
         );
         let regular = gemini_25_pro();
-        let picked = regular.select(1_000, ServiceTier::Standard, CacheTtl::FiveMinutes);
+        let picked = regular.select(
+            1_000,
+            ServiceTier::Standard,
+            CacheTtl::FiveMinutes,
+            Served::DEFAULT,
+        );
         assert!(!picked.conditions.promotional);
     }
 
@@ -462,5 +617,100 @@ mod tests {
         assert_eq!(card.0[0].component, Component::CacheWrite);
         assert_eq!("priority".parse::<ServiceTier>(), Ok(ServiceTier::Priority));
         assert!("fast".parse::<ServiceTier>().is_err());
+    }
+
+    /// DeepSeek V4 Pro on DeepSeek's API (litellm 1.104.5+): off-peak (standard) 0.66 / 1.98 /
+    /// cached 0.022, peak 1.32 / 3.96 / 0.044 Monday to Friday 01:00-04:00 and 06:00-10:00 UTC.
+    fn deepseek_v4_pro() -> RateCard {
+        let peak: TimeWindow = serde_json::from_str(
+            r#"{"name": "peak", "spans": [
+                {"weekdays": [1, 2, 3, 4, 5], "from": "01:00", "to": "04:00"},
+                {"weekdays": [1, 2, 3, 4, 5], "from": "06:00", "to": "10:00"}]}"#,
+        )
+        .expect("a window");
+        use Component::*;
+        use ServiceTier::*;
+        let mut card = vec![
+            rate(Input, Standard, None, None, "0.66"),
+            rate(Output, Standard, None, None, "1.98"),
+            rate(CachedInput, Standard, None, None, "0.022"),
+        ];
+        for (c, usd) in [(Input, "1.32"), (Output, "3.96"), (CachedInput, "0.044")] {
+            let mut r = rate(c, Standard, None, None, usd);
+            r.time_window = Some(peak.clone());
+            card.push(r);
+        }
+        RateCard(card)
+    }
+
+    #[test]
+    fn a_request_inside_a_time_window_takes_the_windowed_rates() {
+        let card = deepseek_v4_pro();
+        let at = |when| {
+            let s = card.select(
+                1_000,
+                ServiceTier::Standard,
+                CacheTtl::FiveMinutes,
+                Served { region: None, when },
+            );
+            let p = s.prices().expect("priced");
+            (
+                p.input.to_string(),
+                p.output.to_string(),
+                s.conditions.time_window,
+            )
+        };
+        // Tuesday 02:30 UTC (minute 1440 + 150) is peak; Tuesday 12:00 and Saturday 02:30 not.
+        let peak = ("1.32".to_owned(), "3.96".to_owned(), Some(WindowName::Peak));
+        let standard = ("0.66".to_owned(), "1.98".to_owned(), None);
+        assert_eq!(at(When::At(1440 + 150)), peak);
+        assert_eq!(at(When::At(1440 + 720)), standard);
+        assert_eq!(at(When::At(5 * 1440 + 150)), standard);
+        assert_eq!(at(When::Unknown), standard);
+        assert_eq!(at(When::InWindow), peak);
+        assert_eq!(
+            card.time_window_hours_share(),
+            Some(Decimal::from(35) / Decimal::from(168))
+        );
+        assert_eq!(gemini_25_pro().time_window_hours_share(), None);
+    }
+
+    #[test]
+    fn a_region_takes_its_rates_else_the_default_and_says_so() {
+        use Component::*;
+        use ServiceTier::*;
+        // Claude Sonnet 4.5 on Bedrock (litellm 1.109.1): global 3 / 15, the eu zone 3.3 / 16.5.
+        let eu: Region = "eu".parse().expect("a region");
+        let mut card = vec![
+            rate(Input, Standard, None, None, "3"),
+            rate(Output, Standard, None, None, "15"),
+        ];
+        for (c, usd) in [(Input, "3.3"), (Output, "16.5")] {
+            let mut r = rate(c, Standard, None, None, usd);
+            r.region = Some(eu);
+            card.push(r);
+        }
+        let card = RateCard(card);
+        let in_region = |region: &str| {
+            let s = card.select(
+                1_000,
+                Standard,
+                CacheTtl::FiveMinutes,
+                Served {
+                    region: Some(region.parse().expect("a region")),
+                    when: When::Unknown,
+                },
+            );
+            let p = s.prices().expect("priced");
+            (
+                p.input.to_string(),
+                p.output.to_string(),
+                s.conditions.region_missing,
+            )
+        };
+        assert_eq!(in_region("eu"), ("3.3".into(), "16.5".into(), false));
+        assert_eq!(in_region("apac"), ("3".into(), "15".into(), true));
+        let default = card.select(1_000, Standard, CacheTtl::FiveMinutes, Served::DEFAULT);
+        assert_eq!(default.prices().expect("priced").input.to_string(), "3");
     }
 }

@@ -8,12 +8,13 @@
 
 use std::fmt;
 
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::assumption::Assumption;
 use crate::estimate::{CostEstimate, EstimateError, ModelPrices, estimate, sort_by_total_cost};
-use crate::rates::{Conditions, RateCard};
+use crate::rates::{Conditions, RateCard, Served, When};
 use crate::workload::ResolvedWorkload;
 
 /// One model to estimate: its prices (USD per 1M tokens, as an estimate's answer reports them
@@ -41,19 +42,46 @@ impl ModelInput {
 
     /// The prices `workload` is billed at on this model, and the conditions chosen when the
     /// model came with a rate card.
+    ///
+    /// On a card with time-windowed rates, a share `s` of the requests (`time_window_share`,
+    /// else the share of the week's hours the windows cover) is billed at the windows' rates and
+    /// the rest at the others: each price is `outside + (inside - outside) × s`, so the bill is
+    /// exactly the share-weighted sum of the two bills (and either pure bill at 0 and 1).
     pub fn prices_for(&self, workload: &ResolvedWorkload) -> (ModelPrices, Option<Conditions>) {
         let Some(card) = &self.rates else {
             return (self.prices, None);
         };
-        let selected = card.select(
-            workload.input_tokens_per_request(),
-            workload.service_tier(),
-            workload.cache_ttl(),
-        );
-        match selected.prices() {
-            Some(prices) => (prices, Some(selected.conditions)),
-            None => (self.prices, None),
-        }
+        let select = |when| {
+            card.select(
+                workload.input_tokens_per_request(),
+                workload.service_tier(),
+                workload.cache_ttl(),
+                Served {
+                    region: workload.region(),
+                    when,
+                },
+            )
+        };
+        let outside = select(When::Unknown);
+        let Some(prices) = outside.prices() else {
+            return (self.prices, None);
+        };
+        let Some(by_hours) = card.time_window_hours_share() else {
+            return (prices, Some(outside.conditions));
+        };
+        let inside = select(When::InWindow);
+        let share = workload.time_window_share().unwrap_or(by_hours);
+        let blended = inside
+            .prices()
+            .map_or(prices, |windowed| blend(&prices, &windowed, share));
+        let conditions = Conditions {
+            time_window: inside.conditions.time_window,
+            time_window_share: Some(share),
+            share_by_hours: workload.time_window_share().is_none(),
+            promotional: outside.conditions.promotional || inside.conditions.promotional,
+            ..outside.conditions
+        };
+        (blended, Some(conditions))
     }
 
     /// Estimates `workload` on this model, the model being number `index` of its list.
@@ -75,6 +103,10 @@ impl ModelInput {
                 .add_if(c.service_tier_missing, Assumption::NoServiceTierPrice);
             cost.assumptions
                 .add_if(c.promotional, Assumption::PromotionalRate);
+            cost.assumptions
+                .add_if(c.region_missing, Assumption::NoRegionPrice);
+            cost.assumptions
+                .add_if(c.share_by_hours, Assumption::TimeWindowShareByHours);
         }
         Ok((prices, conditions, cost))
     }
@@ -145,6 +177,26 @@ pub fn estimate_models(
         assumptions: *workload,
         estimates: rows,
     })
+}
+
+/// `outside`'s prices moved by `share` towards `inside`'s, field by field (a field either lacks
+/// keeps `outside`'s).
+fn blend(outside: &ModelPrices, inside: &ModelPrices, share: Decimal) -> ModelPrices {
+    let mix = |o: Decimal, i: Decimal| o + (i - o) * share;
+    let opt = |o: Option<Decimal>, i: Option<Decimal>| match (o, i) {
+        (Some(o), Some(i)) => Some(mix(o, i)),
+        (o, _) => o,
+    };
+    ModelPrices {
+        input: mix(outside.input, inside.input),
+        output: mix(outside.output, inside.output),
+        cached_input: opt(outside.cached_input, inside.cached_input),
+        cache_write: opt(outside.cache_write, inside.cache_write),
+        batch_input: opt(outside.batch_input, inside.batch_input),
+        batch_output: opt(outside.batch_output, inside.batch_output),
+        batch_cached_input: opt(outside.batch_cached_input, inside.batch_cached_input),
+        batch_cache_write: opt(outside.batch_cache_write, inside.batch_cache_write),
+    }
 }
 
 fn model_id(fields: &Map<String, Value>) -> &str {

@@ -20,8 +20,10 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::assumption::{Assumption, Assumptions};
+use crate::condition::{Region, WindowName};
 use crate::money::serde_helpers;
-use crate::rates::{CacheTtl, Component, Promotion, Rate, RateCard, ServiceTier};
+use crate::rates::{CacheTtl, Component, Promotion, Rate, RateCard, Served, ServiceTier, When};
 
 /// The usage formats read, by name.
 pub const USAGE_FORMATS: &str = "otel, openai, anthropic, gemini";
@@ -253,6 +255,10 @@ pub struct LineItem {
     pub above_input_tokens: Option<u64>,
     /// For a cache write, its TTL.
     pub cache_ttl: Option<CacheTtl>,
+    /// The rate's region; `None`: the channel's default region.
+    pub region: Option<Region>,
+    /// The time window the rate applies in; `None`: a rate without one.
+    pub time_window: Option<WindowName>,
     /// The source release that shows the rate.
     pub source: Option<String>,
     /// Why another component's rate billed these tokens, when the channel publishes none of
@@ -278,13 +284,22 @@ pub struct Bill {
     /// The sum of the line items, exact, shown with six decimals.
     #[serde(with = "serde_helpers::money")]
     pub total: Decimal,
+    /// What was assumed: a region without rates (`no_region_price`), an unknown time of day on
+    /// a card with time windows (`time_of_day_unknown`).
+    pub assumptions: Assumptions,
 }
 
-/// Bills `tokens` on `tier` at `card`'s rates; `None` when the card has no standard input and
-/// output rates (the caller's data does not cover the model that day).
-pub fn bill(card: &RateCard, tokens: UsageTokens, tier: ServiceTier) -> Option<Bill> {
-    let selected = card.select(tokens.prompt(), tier, CacheTtl::FiveMinutes);
-    let hour = card.select(tokens.prompt(), tier, CacheTtl::OneHour);
+/// Bills `tokens` on `tier` at `card`'s rates, served where and when `served` says; `None` when
+/// the card has no standard input and output rates (the caller's data does not cover the model
+/// that day).
+pub fn bill(
+    card: &RateCard,
+    tokens: UsageTokens,
+    tier: ServiceTier,
+    served: Served,
+) -> Option<Bill> {
+    let selected = card.select(tokens.prompt(), tier, CacheTtl::FiveMinutes, served);
+    let hour = card.select(tokens.prompt(), tier, CacheTtl::OneHour, served);
     let input = selected.interactive(Component::Input)?;
     selected.interactive(Component::Output)?;
     let million = Decimal::from(1_000_000);
@@ -305,6 +320,8 @@ pub fn bill(card: &RateCard, tokens: UsageTokens, tier: ServiceTier) -> Option<B
             tier: rate.tier,
             above_input_tokens: rate.above_input_tokens,
             cache_ttl: rate.cache_ttl,
+            region: rate.region,
+            time_window: rate.time_window.as_ref().map(|w| w.name),
             source: rate.source.clone(),
             fallback,
             promotion: rate.promotion.clone(),
@@ -337,12 +354,20 @@ pub fn bill(card: &RateCard, tokens: UsageTokens, tier: ServiceTier) -> Option<B
         "",
     );
     let total = line_items.iter().map(|l| l.cost).sum();
+    let c = &selected.conditions;
+    let mut assumptions = Assumptions::default();
+    assumptions.add_if(c.region_missing, Assumption::NoRegionPrice);
+    assumptions.add_if(
+        served.when == When::Unknown && card.time_windows().next().is_some(),
+        Assumption::TimeOfDayUnknown,
+    );
     Some(Bill {
         tokens,
         service_tier: selected.conditions.service_tier,
         service_tier_missing: selected.conditions.service_tier_missing,
         line_items,
         total,
+        assumptions,
     })
 }
 
@@ -360,6 +385,8 @@ mod tests {
             tier: ServiceTier::Standard,
             above_input_tokens: above,
             cache_ttl: ttl,
+            region: None,
+            time_window: None,
             usd_per_1m: usd.parse().expect("decimal"),
             source: Some("litellm 1.109.1".into()),
             promotion: None,
@@ -469,7 +496,7 @@ mod tests {
             output: 700,
             ..UsageTokens::default()
         };
-        let b = bill(&card, tokens, ServiceTier::Standard).expect("priced");
+        let b = bill(&card, tokens, ServiceTier::Standard, Served::DEFAULT).expect("priced");
         let costs: Vec<_> = b.line_items.iter().map(|l| l.cost.to_string()).collect();
         // 50 × 3 = 0.00015; 10,000 × 0.3 = 0.003; 1,000 × 3.75 = 0.00375; 2,000 × 6 = 0.012;
         // 700 × 15 = 0.0105 (per 1M)
@@ -478,9 +505,17 @@ mod tests {
         assert_eq!(b.line_items[3].cache_ttl, Some(CacheTtl::OneHour));
 
         let no_cache = RateCard(card.0[..2].to_vec());
-        let b = bill(&no_cache, tokens, ServiceTier::Standard).expect("priced");
+        let b = bill(&no_cache, tokens, ServiceTier::Standard, Served::DEFAULT).expect("priced");
         assert_eq!(b.line_items[1].usd_per_1m.to_string(), "3");
         assert!(b.line_items[1].fallback.is_some());
-        assert!(bill(&RateCard(vec![]), tokens, ServiceTier::Standard).is_none());
+        assert!(
+            bill(
+                &RateCard(vec![]),
+                tokens,
+                ServiceTier::Standard,
+                Served::DEFAULT
+            )
+            .is_none()
+        );
     }
 }

@@ -10,6 +10,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::assumption::{Assumption, Assumptions};
+use crate::condition::Region;
 use crate::money::serde_helpers;
 use crate::preset::{Preset, PresetList};
 use crate::rates::{CacheTtl, ServiceTier};
@@ -58,6 +59,18 @@ pub struct Workload {
     /// The service tier of the non-batch share: `standard` (default), `flex` or `priority`.
     #[serde(default)]
     pub service_tier: ServiceTier,
+    /// Where the requests are served (a region the channel names, `eu`); `None`: the channel's
+    /// default region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<Region>,
+    /// Share of requests inside the card's time windows, 0 to 1; `None`: the share of the
+    /// week's hours the windows cover. Ignored on a card without windowed rates.
+    #[serde(
+        default,
+        deserialize_with = "serde_helpers::optional_decimal",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub time_window_share: Option<Decimal>,
 }
 
 impl Workload {
@@ -73,6 +86,8 @@ impl Workload {
             cache_write_share: Decimal::ZERO,
             cache_ttl: CacheTtl::FiveMinutes,
             service_tier: ServiceTier::Standard,
+            region: None,
+            time_window_share: None,
         }
     }
 
@@ -92,6 +107,8 @@ impl Workload {
             cache_write_share: Decimal::ZERO,
             cache_ttl: CacheTtl::FiveMinutes,
             service_tier: ServiceTier::Standard,
+            region: None,
+            time_window_share: None,
         }
     }
 
@@ -118,6 +135,18 @@ impl Workload {
     /// The same workload on the given service tier.
     pub const fn with_service_tier(mut self, service_tier: ServiceTier) -> Self {
         self.service_tier = service_tier;
+        self
+    }
+
+    /// The same workload served in `region`.
+    pub const fn with_region(mut self, region: Region) -> Self {
+        self.region = Some(region);
+        self
+    }
+
+    /// The same workload with `share` of its requests inside the card's time windows.
+    pub const fn with_time_window_share(mut self, share: Decimal) -> Self {
+        self.time_window_share = Some(share);
         self
     }
 
@@ -166,6 +195,10 @@ impl Workload {
         if self.service_tier == ServiceTier::Batch {
             return Err(WorkloadError::BatchServiceTier);
         }
+        let time_window_share = self
+            .time_window_share
+            .map(|share| check_rate(WorkloadField::TimeWindowShare, share))
+            .transpose()?;
         Ok(RangesChecked(Workload {
             requests_per_month: requests,
             preset: self.preset,
@@ -174,6 +207,7 @@ impl Workload {
             cache_hit_rate,
             batch_share,
             cache_write_share,
+            time_window_share,
             ..*self
         }))
     }
@@ -198,6 +232,8 @@ impl RangesChecked {
             cache_write_share,
             cache_ttl,
             service_tier,
+            region,
+            time_window_share,
         } = self.0;
         let (input, output, assumption) = match (preset, explicit_input, explicit_output) {
             (None, Some(input), Some(output)) => (input, output, None),
@@ -249,6 +285,8 @@ impl RangesChecked {
             cache_write_share,
             cache_ttl,
             service_tier,
+            region,
+            time_window_share,
             tokens_per_month: split.tokens,
             assumptions: Assumptions::from_workload(assumption),
             split: split.millions,
@@ -295,6 +333,13 @@ pub struct ResolvedWorkload {
     cache_write_share: Decimal,
     cache_ttl: CacheTtl,
     service_tier: ServiceTier,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+    #[serde(
+        serialize_with = "serde_helpers::optional_exact",
+        skip_serializing_if = "Option::is_none"
+    )]
+    time_window_share: Option<Decimal>,
     tokens_per_month: MonthlyTokens,
     #[serde(rename = "notes")]
     assumptions: Assumptions,
@@ -346,6 +391,16 @@ impl ResolvedWorkload {
     /// The service tier of the non-batch share.
     pub const fn service_tier(&self) -> ServiceTier {
         self.service_tier
+    }
+
+    /// The region asked for; `None`: the channel's default.
+    pub const fn region(&self) -> Option<Region> {
+        self.region
+    }
+
+    /// The share of requests inside time windows, when given.
+    pub const fn time_window_share(&self) -> Option<Decimal> {
+        self.time_window_share
     }
 
     /// The monthly token volumes, split by cache and batch.
@@ -495,6 +550,10 @@ pub enum WorkloadField {
     CacheTtl,
     /// `service_tier`
     ServiceTier,
+    /// `region`
+    Region,
+    /// `time_window_share`
+    TimeWindowShare,
 }
 
 /// The allowed values of `preset`, as one string (checked against [`Preset::ALL`] in a test).
@@ -514,6 +573,8 @@ impl WorkloadField {
             WorkloadField::CacheWriteShare => "cache_write_share",
             WorkloadField::CacheTtl => "cache_ttl",
             WorkloadField::ServiceTier => "service_tier",
+            WorkloadField::Region => "region",
+            WorkloadField::TimeWindowShare => "time_window_share",
         }
     }
 
@@ -531,6 +592,11 @@ impl WorkloadField {
             }
             WorkloadField::CacheTtl => CacheTtl::ALLOWED,
             WorkloadField::ServiceTier => ServiceTier::INTERACTIVE_ALLOWED,
+            WorkloadField::Region => Region::ALLOWED,
+            WorkloadField::TimeWindowShare => {
+                "a number from 0 to 1 (the share of requests inside the card's time windows), \
+                 or leave it out for the share of the week's hours they cover"
+            }
         }
     }
 }

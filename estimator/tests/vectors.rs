@@ -130,3 +130,42 @@ fn rates_as_json_numbers_give_the_same_strings_as_rates_as_strings() {
         );
     }
 }
+
+/// The rate-card vectors (`vectors/conditions.json`: a region, a time window), which
+/// `web-demo/tests/vectors.test.mjs` runs in WASM and `tests/api/regional.rs` through
+/// `POST /api/v1/estimate` on the same published rates.
+#[test]
+fn every_condition_vector_gives_the_expected_total_and_assumptions() {
+    let cases: Vec<Value> =
+        serde_json::from_str(include_str!("../vectors/conditions.json")).expect("a JSON array");
+    assert!(cases.len() >= 6);
+    for case in &cases {
+        let name = &case["name"];
+        let workload: Workload =
+            serde_json::from_value(case["workload"].clone()).expect("workload");
+        let model: estimator::ModelInput = serde_json::from_value(serde_json::json!({
+            "model_id": case["model_id"],
+            "prices": {"input": "0", "output": "0"},
+            "rates": case["rates"],
+        }))
+        .expect("a model with rates");
+        let out = estimator::estimate_models(&workload.validate().expect("valid"), vec![model])
+            .expect("priced");
+        let row = serde_json::to_value(&out.estimates[0]).expect("serializes");
+        assert_eq!(
+            row["cost_per_month"]["total"], case["expected"]["total"],
+            "{name}"
+        );
+        let codes: Vec<Value> = out.estimates[0]
+            .estimate
+            .assumptions
+            .iter()
+            .map(|a| Value::from(a.code()))
+            .collect();
+        assert_eq!(
+            Value::from(codes),
+            case["expected"]["assumptions"],
+            "{name}"
+        );
+    }
+}

@@ -15,13 +15,13 @@ use serde_json::{Value, json};
 
 use crate::helpers::{TestDb, data_app, items, publish_at};
 
-const VERIFIED: &str = "2026-11-12T00:00:00Z";
-const SOURCE: &str = "litellm 1.109.1";
+pub(crate) const VERIFIED: &str = "2026-11-12T00:00:00Z";
+pub(crate) const SOURCE: &str = "litellm 1.109.1";
 const GEMINI: &str = "google:gemini-2.5-pro";
-const CLAUDE: &str = "anthropic:claude-sonnet-4-5";
+pub(crate) const CLAUDE: &str = "anthropic:claude-sonnet-4-5";
 
 /// A price series as the snapshot has it: one step from `from`.
-fn series(model: &str, component: &str, from: &str, price: &str) -> Value {
+pub(crate) fn series(model: &str, component: &str, from: &str, price: &str) -> Value {
     json!({"model": model, "channel": "official", "component": component, "tier": "standard",
            "history": [{"from": from, "price": price}],
            "last_verified_at": VERIFIED, "source": SOURCE})
@@ -42,7 +42,7 @@ fn conditional(
 }
 
 /// The real conditional rates of the two models.
-fn conditional_rows() -> Vec<Value> {
+pub(crate) fn conditional_rows() -> Vec<Value> {
     vec![
         conditional(GEMINI, "input", "2025-06-17", "2.5", Some(200_000), None),
         conditional(GEMINI, "output", "2025-06-17", "15", Some(200_000), None),
@@ -71,12 +71,12 @@ fn snapshot(day: &str, conditional_prices: Option<Vec<Value>>) -> Snapshot {
     parse(&snapshot_doc(day, conditional_prices))
 }
 
-fn parse(doc: &Value) -> Snapshot {
+pub(crate) fn parse(doc: &Value) -> Snapshot {
     Snapshot::from_bytes(&serde_json::to_vec(doc).expect("json")).expect("parses")
 }
 
 /// The snapshot document of `snapshot`, to add rows to.
-fn snapshot_doc(day: &str, conditional_prices: Option<Vec<Value>>) -> Value {
+pub(crate) fn snapshot_doc(day: &str, conditional_prices: Option<Vec<Value>>) -> Value {
     let model = |id: &str, provider: &str, name: &str, inputs: Value, context, output, launch| {
         json!({"id": id, "provider": provider, "name": name, "modality": "text",
                "input_modalities": inputs, "output_modalities": ["text"], "status": "active",
@@ -237,11 +237,11 @@ async fn the_csv_dump_has_a_line_per_conditional_rate_with_its_condition() {
     assert_eq!(
         lines[0],
         "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,\
-         valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,promotional,\
-         promotion_until"
+         valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,\
+         time_window,promotional,promotion_until"
     );
     let line = |id: &str, provider: &str, name: &str, rest: &str| {
-        format!("{id},{provider},{name},official,{rest},false,")
+        format!("{id},{provider},{name},official,{rest},,,false,")
     };
     let claude = |rest: &str| line(CLAUDE, "anthropic", "Claude Sonnet 4.5", rest);
     let gemini = |rest: &str| line(GEMINI, "google", "Gemini 2.5 Pro", rest);
@@ -503,10 +503,10 @@ async fn mcp_pricing_get_model_returns_the_conditional_rates_like_rest() {
     );
 }
 
-const HAIKU: &str = "anthropic:claude-3-5-haiku-20241022";
+pub(crate) const HAIKU: &str = "anthropic:claude-3-5-haiku-20241022";
 
 /// A series of two steps: `old` from `from`, `new` from `to`.
-fn moved(mut row: Value, to: &str, new: &str) -> Value {
+pub(crate) fn moved(mut row: Value, to: &str, new: &str) -> Value {
     row["history"]
         .as_array_mut()
         .expect("history")
@@ -581,7 +581,8 @@ async fn a_conditional_rate_that_moves_has_its_own_price_event_and_daily_series(
     );
     assert_eq!(
         write["condition"],
-        json!({"above_input_tokens": null, "cache_ttl": "5m", "reprices_whole_request": false})
+        json!({"above_input_tokens": null, "cache_ttl": "5m", "region": null, "time_window": null,
+               "reprices_whole_request": false})
     );
     let input = by("input");
     assert_eq!(input["condition"], Value::Null);

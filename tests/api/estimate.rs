@@ -25,9 +25,14 @@ const MODELS: &[(&str, &str)] = &[
 
 /// The vector's workload as a REST body: rates as JSON numbers (the API takes
 /// numbers, as the spec says), the rest unchanged.
-fn body(workload: &Value, model_ids: &[&str]) -> Value {
+pub(crate) fn body(workload: &Value, model_ids: &[&str]) -> Value {
     let mut body = workload.as_object().expect("workload object").clone();
-    for rate in ["cache_hit_rate", "batch_share", "cache_write_share"] {
+    for rate in [
+        "cache_hit_rate",
+        "batch_share",
+        "cache_write_share",
+        "time_window_share",
+    ] {
         if let Some(Value::String(text)) = body.get(rate) {
             let number = serde_json::Number::from_str(text).expect("a number");
             body.insert(rate.into(), Value::Number(number));

@@ -30,6 +30,7 @@ mod model_card;
 mod openapi;
 mod publish;
 mod quota;
+mod regional;
 mod replicas;
 mod sql_functions;
 mod sync;

@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { assertAccessible, root, screenshots, startSession, stopServer } from "./harness.mjs";
+import { apiEstimate as harnessEstimate, assertAccessible, root, screenshots, startSession, stopServer } from "./harness.mjs";
 
 const vectors = JSON.parse(readFileSync(join(root, "estimator/vectors/vectors.json"), "utf8"));
 
@@ -50,22 +50,7 @@ describe("the calculator at /demo/", () => {
   let page;
   const picked = [];
 
-  /** POST /api/v1/estimate as an anonymous client, like the page (waiting out a burst 429). */
-  async function apiEstimate(body) {
-    for (let attempt = 0; ; attempt++) {
-      const res = await fetch(`${base}/api/v1/estimate`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (res.status === 429 && attempt < 3) {
-        await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get("retry-after") || 1)));
-        continue;
-      }
-      assert.equal(res.status, 200, await res.clone().text());
-      return (await res.json()).data;
-    }
-  }
+  const apiEstimate = (body) => harnessEstimate(base, body);
 
   /** Picks the first search result that has a price (Enter when it is the first match). */
   async function pickFirstMatch(query) {

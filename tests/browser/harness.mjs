@@ -49,6 +49,19 @@ const BURST_429 = /^Failed to load resource: the server responded with a status 
 export const DESKTOP = { width: 1360, height: 900 };
 export const PHONE = { width: 390, height: 844 };
 
+/** Publishes `snapshot` (a file) into the embedded cluster in `dataDir`, before any serve. */
+function publishSnapshot(dataDir, snapshot) {
+  const child = spawn(bin, ["publish", snapshot, "--data-dir", dataDir], { stdio: ["ignore", "ignore", "pipe"] });
+  const tail = [];
+  createInterface({ input: child.stderr }).on("line", (line) => {
+    tail.push(line);
+    if (tail.length > 40) tail.shift();
+  });
+  return new Promise((resolve, reject) => {
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`pricing publish ${snapshot} exited (${code}):\n${tail.join("\n")}`))));
+  });
+}
+
 /** Starts `pricing serve` on a free port; resolves with {base, child} once it serves. */
 export function startServer(dataDir) {
   const child = spawn(
@@ -94,11 +107,12 @@ export function stopServer(child) {
 }
 
 /**
- * A server on a fresh embedded database and a chromium with an empty profile. Every request
+ * A server on a fresh embedded database (the bundled dataset, or the snapshot file `snapshot`
+ * published first) and a chromium with an empty profile. Every request
  * the browser makes to another host, and every console error and page error, is recorded in
  * `outside` and `errors`. `close()` stops both and removes their directories.
  */
-export async function startSession() {
+export async function startSession({ snapshot } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "pricing-browser-data-"));
   chmodSync(dataDir, 0o755); // as root, the embedded PostgreSQL runs as another user
   const profileDir = mkdtempSync(join(tmpdir(), "pricing-browser-profile-"));
@@ -109,6 +123,7 @@ export async function startSession() {
     for (const dir of [dataDir, profileDir]) rmSync(dir, { recursive: true, force: true });
   };
   try {
+    if (snapshot) await publishSnapshot(join(dataDir, "embedded"), snapshot);
     ({ base: session.base, child: session.server } = await startServer(join(dataDir, "embedded")));
     session.context = await chromium.launchPersistentContext(profileDir, {
       executablePath: chromiumPath,
@@ -137,6 +152,26 @@ export async function startSession() {
   session.context.on("page", watch);
   session.page = session.context.pages()[0] || (await session.context.newPage());
   return session;
+}
+
+/**
+ * POST /api/v1/estimate on the server at `base` as an anonymous client, like the page (waiting
+ * out a burst 429): its `data`.
+ */
+export async function apiEstimate(base, body) {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(`${base}/api/v1/estimate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (res.status === 429 && attempt < 3) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get("retry-after") || 1)));
+      continue;
+    }
+    assert.equal(res.status, 200, await res.clone().text());
+    return (await res.json()).data;
+  }
 }
 
 /** Runs axe-core in the page; fails on any serious or critical violation. */

@@ -51,6 +51,22 @@ describe("shared vectors in WASM", () => {
   }
 });
 
+// Rate cards with a region and a time window (estimator/vectors/conditions.json): the same
+// totals as natively and as POST /api/v1/estimate on the same published rates
+// (tests/api/regional.rs).
+const conditions = JSON.parse(readFileSync(new URL("../../estimator/vectors/conditions.json", import.meta.url), "utf8"));
+
+describe("condition vectors in WASM", () => {
+  for (const v of conditions) {
+    test(v.name, () => {
+      const model = { model_id: v.model_id, prices: { input: "0", output: "0" }, rates: v.rates };
+      const row = wasm.estimate(v.workload, [model]).estimates[0];
+      assert.equal(row.cost_per_month.total, v.expected.total);
+      assert.deepEqual(row.assumptions.map((a) => a.code), v.expected.assumptions);
+    });
+  }
+});
+
 describe("the WASM binding", () => {
   test("rates as JS numbers give the same strings as rates as decimal strings", () => {
     for (const v of vectors.filter((v) => v.expected)) {

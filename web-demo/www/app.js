@@ -14,6 +14,7 @@ import { $, el, modelHref, showBanner } from "./ui.js";
 const MAX_MODELS = 10;
 const DEFAULTS = {
   requests: "10000", preset: "chatbot", input: "", output: "", cache: 0, batch: 0, writes: 0, ttl: "5m", tier: "standard",
+  region: "", windowShare: "",
 };
 // The workload sent when only a model's prices are wanted (any valid workload would do).
 const PRICE_PROBE = { requests_per_month: 1, preset: "chatbot" };
@@ -58,6 +59,8 @@ function readUrl() {
     writes: rate("cache_write_share", DEFAULTS.writes),
     ttl: q.get("cache_ttl") ?? DEFAULTS.ttl,
     tier: q.get("service_tier") ?? DEFAULTS.tier,
+    region: q.get("region") ?? DEFAULTS.region,
+    windowShare: q.get("time_window_share") ?? DEFAULTS.windowShare,
   };
 }
 
@@ -76,6 +79,8 @@ function writeUrl() {
   if (w.writes !== DEFAULTS.writes) q.set("cache_write_share", String(w.writes));
   if (w.ttl !== DEFAULTS.ttl) q.set("cache_ttl", w.ttl);
   if (w.tier !== DEFAULTS.tier) q.set("service_tier", w.tier);
+  if (w.region !== DEFAULTS.region) q.set("region", w.region);
+  if (w.windowShare !== DEFAULTS.windowShare) q.set("time_window_share", w.windowShare);
   const url = `${window.location.pathname}?${q.toString().replaceAll("%2C", ",").replaceAll("%3A", ":")}`;
   window.history.replaceState(null, "", url);
 }
@@ -92,6 +97,8 @@ const FIELD_INPUTS = {
   cache_write_share: "writes",
   cache_ttl: "cache-ttl",
   service_tier: "service-tier",
+  region: "region",
+  time_window_share: "time-window-share",
 };
 
 /** A whole number >= 0 from a text field, or an error message. */
@@ -125,6 +132,17 @@ function workloadBody() {
   body.cache_write_share = w.writes;
   body.cache_ttl = w.ttl;
   body.service_tier = w.tier;
+  if (w.region) body.region = w.region;
+  const share = String(w.windowShare).trim();
+  if (share !== "") {
+    // the estimator checks the range; only what is no number at all is caught here
+    const value = Number(share);
+    if (!/^\d*\.?\d+$/.test(share) || !Number.isFinite(value)) {
+      return { field: "time_window_share", error: `\`time_window_share\` must be a number from 0 to 1; got “${share}”.` };
+    }
+    // a JSON number, as the server takes it; both read it through its shortest text, exactly
+    body.time_window_share = value;
+  }
   return { body };
 }
 
@@ -153,7 +171,35 @@ function syncForm() {
   $("writes").value = slider(w.writes);
   $("cache-ttl").value = w.ttl;
   $("service-tier").value = w.tier;
+  $("time-window-share").value = w.windowShare;
+  syncConditions();
   syncLabels();
+}
+
+/**
+ * Shows the region select when a picked model's card prices a region apart (its options: every
+ * such region), and the peak-share field when one has a time window (its placeholder: the
+ * default share, the window's hours of the week).
+ */
+function syncConditions() {
+  const rates = state.picked.filter((m) => m.row && m.row.rates).flatMap((m) => m.row.rates);
+  const regions = [...new Set(rates.map((r) => r.region).filter(Boolean))].sort();
+  if (state.workload.region && !regions.includes(state.workload.region)) regions.push(state.workload.region);
+  const select = $("region");
+  select.replaceChildren(
+    el("option", { value: "" }, "Channel default"),
+    ...regions.map((r) => el("option", { value: r }, r)),
+  );
+  select.value = state.workload.region;
+  $("region-field").hidden = regions.length === 0;
+  const windows = rates.filter((r) => r.time_window);
+  $("time-window-share-field").hidden = windows.length === 0 && state.workload.windowShare === "";
+  if (windows.length) {
+    const minutes = (t) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));
+    const w = windows[0].time_window;
+    const covered = w.spans.reduce((sum, s) => sum + (minutes(s.to) - minutes(s.from)) * s.weekdays.length, 0);
+    $("time-window-share").placeholder = `${percent(covered / (7 * 24 * 60))} of the week (${w.name} hours)`;
+  }
 }
 
 function syncLabels() {
@@ -196,6 +242,7 @@ function recompute() {
   else if (!rows.length) renderCosts(null);
   renderCostChart(result ? body : null, rows);
   renderPicked();
+  syncConditions();
 }
 
 // ---- The cost chart --------------------------------------------------------------------------
@@ -553,6 +600,8 @@ function bind() {
   $("writes").addEventListener("input", (e) => { w.writes = Number(e.target.value) / 100; recompute(); });
   $("cache-ttl").addEventListener("change", (e) => { w.ttl = e.target.value; recompute(); });
   $("service-tier").addEventListener("change", (e) => { w.tier = e.target.value; recompute(); });
+  $("region").addEventListener("change", (e) => { w.region = e.target.value; recompute(); });
+  $("time-window-share").addEventListener("input", (e) => { w.windowShare = e.target.value; recompute(); });
   $("workload").addEventListener("submit", (e) => e.preventDefault());
   $("search").addEventListener("input", onSearchInput);
   $("search").addEventListener("keydown", (e) => {

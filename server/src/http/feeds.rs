@@ -56,14 +56,22 @@ fn text<'a>(event: &'a Value, key: &str) -> &'a str {
 }
 
 /// The condition of a conditional rate's price event, as words after its
-/// component: " above 200000 input tokens", " held 5m"; empty on a standard rate.
+/// component: its region (" eu"), its time window's name (" peak"),
+/// " above 200000 input tokens", " held 5m"; empty on a standard rate.
 fn condition(e: &Value) -> String {
     let c = &e["condition"];
+    let region = c["region"].as_str().map(|r| format!(" {r}"));
+    let window = c["time_window"]["name"].as_str().map(|n| format!(" {n}"));
     let above = c["above_input_tokens"]
         .as_u64()
         .map(|n| format!(" above {n} input tokens"));
     let ttl = c["cache_ttl"].as_str().map(|t| format!(" held {t}"));
-    above.into_iter().chain(ttl).collect()
+    region
+        .into_iter()
+        .chain(window)
+        .chain(above)
+        .chain(ttl)
+        .collect()
 }
 
 /// A one-line title for an event.
@@ -307,6 +315,21 @@ mod tests {
         assert_eq!(
             title(&e),
             "GPT <4o> & co: cache_write held 5m price 5 → 2.5 USD per 1M tokens (official, standard)"
+        );
+        e["component"] = json!("input");
+        e["condition"] = json!({"above_input_tokens": null, "cache_ttl": null, "region": "eu",
+                                "time_window": null, "reprices_whole_request": false});
+        assert_eq!(
+            title(&e),
+            "GPT <4o> & co: input eu price 5 → 2.5 USD per 1M tokens (official, standard)"
+        );
+        e["component"] = json!("output");
+        e["condition"] = json!({"above_input_tokens": null, "cache_ttl": null, "region": null,
+                                "time_window": {"name": "peak", "spans": []},
+                                "reprices_whole_request": false});
+        assert_eq!(
+            title(&e),
+            "GPT <4o> & co: output peak price 5 → 2.5 USD per 1M tokens (official, standard)"
         );
     }
 

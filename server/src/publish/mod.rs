@@ -292,7 +292,7 @@ async fn stage_and_apply(
         "insert into stage_conditional_prices
          select model_id, channel::pricing.channel, component, tier::pricing.service_tier,
                 usd_per_1m, valid_from, valid_to, last_verified_at, source, sources::jsonb,
-                promotion::jsonb, above_input_tokens, cache_ttl",
+                promotion::jsonb, above_input_tokens, cache_ttl, region, time_window::jsonb",
         &staged.conditional_prices,
     )
     .await?;
@@ -354,15 +354,20 @@ async fn load_prices(
     let above: Vec<Option<i32>> = p.iter().map(|x| x.condition.above_input_tokens).collect();
     let ttl: Vec<Option<&str>> = p.iter().map(|x| x.condition.cache_ttl.as_deref()).collect();
     let promotion: Vec<Option<&str>> = p.iter().map(|x| x.promotion.as_deref()).collect();
+    let region: Vec<Option<&str>> = p.iter().map(|x| x.condition.region.as_deref()).collect();
+    let window: Vec<Option<&str>> = p
+        .iter()
+        .map(|x| x.condition.time_window.as_deref())
+        .collect();
     tx.execute(
         &format!(
             "{insert}
              from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::date[],
                          $7::date[], $8::timestamptz[], $9::text[], $10::text[], $11::int4[],
-                         $12::text[], $13::text[])
+                         $12::text[], $13::text[], $14::text[], $15::text[])
                   as u(model_id, channel, component, tier, usd_per_1m, valid_from, valid_to,
                        last_verified_at, source, sources, above_input_tokens, cache_ttl,
-                       promotion)"
+                       promotion, region, time_window)"
         ),
         &[
             &text(|x| &x.model_id),
@@ -378,6 +383,8 @@ async fn load_prices(
             &above,
             &ttl,
             &promotion,
+            &region,
+            &window,
         ],
     )
     .await?;

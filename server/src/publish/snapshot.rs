@@ -8,6 +8,7 @@ use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
+use estimator::{Region, TimeWindow};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize};
 use sha2::{Digest, Sha256};
@@ -130,6 +131,13 @@ struct ConditionalSeries {
 struct Condition {
     above_input_tokens: Option<i64>,
     cache_ttl: Option<String>,
+    /// Absent in snapshots written before regional rates: the default region.
+    #[serde(default)]
+    region: Option<String>,
+    /// Read as JSON here and checked by [`check_condition`], so that a bad window is a bad row
+    /// named like the others rather than an unreadable snapshot.
+    #[serde(default)]
+    time_window: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -261,6 +269,10 @@ pub struct StagedCondition {
     pub above_input_tokens: Option<i32>,
     /// A cache write's time to live (`5m`, `1h`), where the source states it.
     pub cache_ttl: Option<String>,
+    /// Where the rate applies; `None`: the channel's default region.
+    pub region: Option<String>,
+    /// The UTC hours of the week the rate applies in, as checked JSON text.
+    pub time_window: Option<String>,
 }
 
 /// One price row: `usd_per_1m` in effect over `[valid_from, valid_to)`.
@@ -444,6 +456,12 @@ impl Snapshot {
             }
             if let Some(ttl) = &c.condition.cache_ttl {
                 row.push_str(&format!(" ttl {ttl}"));
+            }
+            if let Some(region) = &c.condition.region {
+                row.push_str(&format!(" region {region}"));
+            }
+            if let Some(window) = &c.condition.time_window {
+                row.push_str(&format!(" window {window}"));
             }
             let checked = check_series(s, CONDITIONAL_COMPONENTS, &models)
                 .and_then(|()| check_condition(&s.component, &c.condition))
@@ -693,8 +711,9 @@ fn unique_series(seen: &mut HashSet<String>, row: &str) -> Result<(), String> {
 }
 
 /// Checks a conditional rate's condition against its component: a positive
-/// threshold, a cache time to live only on a cache write, and a condition at
-/// all (the unconditional rate of a component is the standard price).
+/// threshold, a cache time to live only on a cache write, a region name, a
+/// well-formed time window (`estimator::TimeWindow::check`), and a condition
+/// at all (the unconditional rate of a component is the standard price).
 fn check_condition(component: &str, c: &Condition) -> Result<StagedCondition, String> {
     let above_input_tokens = positive_limit(c.above_input_tokens, "above_input_tokens")?;
     if let Some(ttl) = &c.cache_ttl {
@@ -710,7 +729,34 @@ fn check_condition(component: &str, c: &Condition) -> Result<StagedCondition, St
             ));
         }
     }
-    if above_input_tokens.is_none() && component != "cache_write" {
+    if let Some(region) = &c.region
+        && region.parse::<Region>().is_err()
+    {
+        return Err(format!(
+            "region `{}` must be {}, or null for the channel's default region",
+            crate::error::excerpt(region),
+            Region::ALLOWED
+        ));
+    }
+    let time_window = c
+        .time_window
+        .as_ref()
+        .map(|v| {
+            let window = TimeWindow::deserialize(v).map_err(|e| {
+                format!(
+                    "time_window must be {{\"name\": \"peak\" or \"off_peak\", \"spans\": \
+                     [{{\"weekdays\": [1..7], \"from\": \"HH:MM\", \"to\": \"HH:MM\"}}]}}: {e}"
+                )
+            })?;
+            window.check()?;
+            serde_json::to_string(&window).map_err(|e| e.to_string())
+        })
+        .transpose()?;
+    if above_input_tokens.is_none()
+        && component != "cache_write"
+        && c.region.is_none()
+        && time_window.is_none()
+    {
         return Err(format!(
             "no condition: the unconditional {component} rate belongs in prices[]"
         ));
@@ -718,6 +764,8 @@ fn check_condition(component: &str, c: &Condition) -> Result<StagedCondition, St
     Ok(StagedCondition {
         above_input_tokens,
         cache_ttl: c.cache_ttl.clone(),
+        region: c.region.clone(),
+        time_window,
     })
 }
 

@@ -9,7 +9,7 @@
 //! A model or day the data does not cover is the SQL function's MODEL_NOT_FOUND or
 //! NO_PRICE_DATA, never a cost of 0.
 
-use estimator::{RateCard, ServiceTier, USAGE_FORMATS, bill, read_usage};
+use estimator::{RateCard, Region, Served, ServiceTier, USAGE_FORMATS, When, bill, read_usage};
 use serde_json::{Map, Value, json};
 use time::format_description::well_known::Rfc3339;
 use time::{Date, OffsetDateTime};
@@ -30,6 +30,7 @@ const FIELDS: &[&str] = &[
     "at",
     "channel",
     "service_tier",
+    "region",
 ];
 
 const TIERS_ALLOWED: &str = "one of standard, batch, flex, priority";
@@ -42,8 +43,11 @@ struct Body {
     usage: Map<String, Value>,
     usage_format: Option<String>,
     day: Option<Date>,
+    /// The minute of the week of a timestamp `at` (not of a date-only one).
+    minute_of_week: Option<u32>,
     channel: Option<String>,
     service_tier: Option<String>,
+    region: Option<String>,
 }
 
 fn read_body(value: Value) -> Result<Body, ApiError> {
@@ -71,13 +75,20 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
     let usage_format = read_string(&fields, "usage_format", &mut errors);
     let channel = read_string(&fields, "channel", &mut errors);
     let service_tier = read_string(&fields, "service_tier", &mut errors);
+    let region = read_string(&fields, "region", &mut errors);
     let at = read_string(&fields, "at", &mut errors);
+    let timestamp = at.as_deref().and_then(|v| {
+        OffsetDateTime::parse(v, &Rfc3339)
+            .ok()
+            .map(|t| t.to_offset(time::UtcOffset::UTC))
+    });
+    let minute_of_week = timestamp.map(|t| {
+        u32::from(t.weekday().number_days_from_monday()) * 24 * 60
+            + u32::from(t.hour()) * 60
+            + u32::from(t.minute())
+    });
     let day = at.as_deref().and_then(|v| {
-        let day = super::params::parse_date(v).or_else(|| {
-            OffsetDateTime::parse(v, &Rfc3339)
-                .ok()
-                .map(|t| t.to_offset(time::UtcOffset::UTC).date())
-        });
+        let day = super::params::parse_date(v).or_else(|| timestamp.map(OffsetDateTime::date));
         if day.is_none() {
             errors.push(item(
                 &[json!("at")],
@@ -97,8 +108,10 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
                 usage,
                 usage_format,
                 day,
+                minute_of_week,
                 channel,
                 service_tier,
+                region,
             })
         }
         _ => Err(ApiError::validation(errors)),
@@ -119,6 +132,11 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
         ));
     }
     let named = choice::<ServiceTier>("service_tier", TIERS_ALLOWED, body.service_tier.as_deref())?;
+    let region = choice::<Region>("region", Region::ALLOWED, body.region.as_deref())?;
+    let served = Served {
+        region,
+        when: body.minute_of_week.map_or(When::Unknown, When::At),
+    };
     let tokens = read_usage(&body.usage, body.usage_format.as_deref()).map_err(|e| {
         // a format's name is wrong only when one was given
         let field = if matches!(e, estimator::UsageError::BadFormatName(_)) {
@@ -140,7 +158,7 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
     let model = &result["models"][0];
     let card: RateCard = serde_json::from_value(model["rates"].clone())
         .map_err(|e| ApiError::internal("reading rates for a cost", &e))?;
-    let billed = bill(&card, tokens, asked.unwrap_or_default()).ok_or_else(|| {
+    let billed = bill(&card, tokens, asked.unwrap_or_default(), served).ok_or_else(|| {
         ApiError::internal(
             "billing a usage record",
             &"the rates lack the standard input or output rate the SQL function guarantees",
@@ -162,6 +180,7 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
         }
         out.insert("prices_as_of".into(), result["prices_as_of"].clone());
         out.insert("service_tier_asked".into(), json!(asked));
+        out.insert("region".into(), json!(region));
         out.insert("currency".into(), json!("USD"));
     }
     Ok(post_envelope(&result["as_of"], data, 1))

@@ -12,7 +12,7 @@
 use std::str::FromStr;
 
 use estimator::{
-    CacheTtl, ModelInput, Preset, ServiceTier, Workload, WorkloadError, WorkloadField,
+    CacheTtl, ModelInput, Preset, Region, ServiceTier, Workload, WorkloadError, WorkloadField,
     estimate_models,
 };
 use rust_decimal::Decimal;
@@ -35,6 +35,8 @@ const FIELDS: &[&str] = &[
     "cache_write_share",
     "cache_ttl",
     "service_tier",
+    "region",
+    "time_window_share",
     "model_ids",
     "as_of",
 ];
@@ -59,6 +61,8 @@ struct Body {
     cache_write_share: Option<Decimal>,
     cache_ttl: Option<String>,
     service_tier: Option<String>,
+    region: Option<String>,
+    time_window_share: Option<Decimal>,
     model_ids: Option<Vec<String>>,
     as_of: Option<Date>,
 }
@@ -220,6 +224,10 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
     }
     body.cache_ttl = read_string(&fields, "cache_ttl", &mut errors);
     body.service_tier = read_string(&fields, "service_tier", &mut errors);
+    body.region = read_string(&fields, "region", &mut errors);
+    if let Some(v) = fields.get("time_window_share") {
+        body.time_window_share = read_rate("time_window_share", v, &mut errors);
+    }
     if let Some(v) = fields.get("model_ids") {
         match v.as_array() {
             None => errors.push(item(
@@ -375,6 +383,7 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
         workload_choice::<CacheTtl>(WorkloadField::CacheTtl, body.cache_ttl.as_deref())?;
     let service_tier =
         workload_choice::<ServiceTier>(WorkloadField::ServiceTier, body.service_tier.as_deref())?;
+    let region = workload_choice::<Region>(WorkloadField::Region, body.region.as_deref())?;
     let workload = Workload {
         requests_per_month: requests,
         preset,
@@ -393,6 +402,8 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
         cache_write_share: body.cache_write_share.unwrap_or(Decimal::ZERO),
         cache_ttl: cache_ttl.unwrap_or_default(),
         service_tier: service_tier.unwrap_or_default(),
+        region,
+        time_window_share: body.time_window_share,
     };
     // The count of model_ids is checked between the workload's ranges and its
     // volumes: the order in which this endpoint has always reported faults.
