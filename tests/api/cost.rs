@@ -361,3 +361,110 @@ async fn a_promotional_price_says_until_when_in_the_card_dump_estimate_and_cost(
     assert_eq!(billed["total"], "0.004500");
     assert_eq!(billed["line_items"][0]["promotion"], promotion);
 }
+
+#[tokio::test]
+async fn regional_and_peak_hour_rates_of_the_bundled_data_bill_usage_and_estimates() {
+    let (_db, app) = bundled().await;
+
+    // DeepSeek V4 Pro on DeepSeek's API (litellm 1.104.5+: list 1.32 / 3.96,
+    // cache hit 0.044 in the peak hours Monday to Friday 01:00-04:00 and
+    // 06:00-10:00 UTC; off_peak_pricing 0.66 / 1.98 / 0.022 the rest of the
+    // week). An OpenAI-format usage of 1.2M prompt tokens (0.2M cached) and
+    // 0.3M completion tokens.
+    let usage = json!({"prompt_tokens": 1_200_000, "completion_tokens": 300_000,
+                       "prompt_tokens_details": {"cached_tokens": 200_000}});
+    let at = |at: &str| json!({"model_id": "deepseek:deepseek-v4-pro", "at": at, "usage": usage});
+    // Tuesday 2026-11-10 02:30 UTC is a peak hour.
+    let peak = &cost(&app, &at("2026-11-10T02:30:00Z")).await;
+    assert_eq!(
+        items(peak),
+        [
+            item("input", 1_000_000, "1.32", "1.320000"),
+            item("cached_input", 200_000, "0.044", "0.008800"),
+            item("output", 300_000, "3.96", "1.188000"),
+        ]
+    );
+    assert_eq!(peak["line_items"][0]["time_window"], "peak");
+    assert_eq!(peak["total"], "2.516800");
+    // Tuesday noon and Saturday 2026-11-07 02:30 UTC are off-peak: the standard rates.
+    for when in ["2026-11-10T12:00:00Z", "2026-11-07T02:30:00Z"] {
+        let off = &cost(&app, &at(when)).await;
+        assert_eq!(
+            items(off),
+            [
+                item("input", 1_000_000, "0.66", "0.660000"),
+                item("cached_input", 200_000, "0.022", "0.004400"),
+                item("output", 300_000, "1.98", "0.594000"),
+            ],
+            "{when}"
+        );
+        assert_eq!(off["line_items"][0]["time_window"], Value::Null, "{when}");
+    }
+    // A day without a time of day: the standard rates, and the answer says so.
+    let day = &cost(&app, &at("2026-11-10")).await;
+    assert_eq!(day["total"], "1.258400");
+    let assumed = |data: &Value, code: &str| {
+        data["assumptions"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["code"] == code))
+    };
+    assert!(assumed(day, "time_of_day_unknown"), "{day}");
+
+    // An estimate of 1,000 requests x 10,000 input / 1,000 output tokens:
+    // 10M x 0.66 + 1M x 1.98 = 8.58 off-peak, 17.16 at peak; without a share,
+    // the 35 peak hours of the week's 168.
+    let estimate = |share: Value| {
+        let mut body = json!({"requests_per_month": 1000, "input_tokens_per_request": 10000,
+                              "output_tokens_per_request": 1000,
+                              "model_ids": ["deepseek:deepseek-v4-pro"]});
+        if !share.is_null() {
+            body["time_window_share"] = share;
+        }
+        let app = &app;
+        async move {
+            app.post_json("/api/v1/estimate", &body.to_string())
+                .await
+                .expect(200)
+                .json()["data"]["estimates"][0]
+                .clone()
+        }
+    };
+    for (share, total) in [
+        (json!(0), "8.580000"),
+        (json!(1), "17.160000"),
+        (Value::Null, "10.367500"),
+    ] {
+        let row = estimate(share.clone()).await;
+        assert_eq!(row["cost_per_month"]["total"], total, "{share}");
+        assert_eq!(
+            assumed(&row, "time_window_share_by_hours"),
+            share.is_null(),
+            "{share}: {row}"
+        );
+    }
+
+    // Claude Sonnet 4.5 on Bedrock's EU data zone (litellm's
+    // eu.anthropic.claude-sonnet-4-5-20250929-v1:0: 3.3 / 16.5, the global
+    // row 3 / 15), a request of 100,000 input tokens (below the 200,000
+    // threshold) and 10,000 output: 0.1M x 3.3 + 0.01M x 16.5 = 0.495;
+    // Bedrock sells it in no apac zone, so apac bills the global rates and
+    // says so.
+    let bedrock = |region: &str| {
+        json!({"model_id": "anthropic:claude-sonnet-4-5", "channel": "aws_bedrock",
+               "at": "2026-11-10", "region": region,
+               "usage": {"input_tokens": 100_000, "output_tokens": 10_000}})
+    };
+    let eu = &cost(&app, &bedrock("eu")).await;
+    assert_eq!(
+        items(eu),
+        [
+            item("input", 100_000, "3.3", "0.330000"),
+            item("output", 10_000, "16.5", "0.165000"),
+        ]
+    );
+    assert_eq!(eu["line_items"][0]["region"], "eu");
+    assert_eq!(eu["total"], "0.495000");
+    let apac = &cost(&app, &bedrock("apac")).await;
+    assert_eq!(apac["total"], "0.450000");
+    assert!(assumed(apac, "no_region_price"), "{apac}");
+}

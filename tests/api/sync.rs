@@ -160,18 +160,16 @@ async fn a_sync_to_newer_releases_publishes_exactly_their_events_and_a_second_sy
     // litellm 1.109.1 adds gpt-6-astra-law (dated by that release of
     // 2026-11-12, the first read release that lists it: the sync reads the
     // newest release, and 1.109.0 of 2026-11-11, not read, already listed it;
-    // docs/publishing.md, "Sync"), and the deprecation dates of gpt-4.1
-    // (retired 2027-01-14) and Bedrock's Llama 3.1 70B (2027-03-30), both
-    // announced on the days llmledger's history of litellm's file dates.
-    // Titan Text Express' price move and Llama's max output 2048 -> 4096,
-    // which litellm alone shows and no provider page dates, are no events.
+    // docs/publishing.md, "Sync"), and shutdown dates of gpt-4.1 (2027-01-14)
+    // and Bedrock's Llama 3.1 70B (2027-03-30) that no provider page read
+    // states: the lifecycle gate publishes no day for them (their deprecation
+    // and retirement days stay null, no event), though the scheduled end makes
+    // gpt-4.1 deprecated (below). Titan Text Express' price move and Llama's
+    // max output 2048 -> 4096, which litellm alone shows and no provider page
+    // dates, are no events either.
     assert_eq!(
         newest_events(&db).await,
-        vec![
-            event("deprecation", "meta:llama3-1-70b-instruct", "2026-10-11"),
-            event("deprecation", "openai:gpt-4.1", "2026-10-15"),
-            event("model_launch", "openai:gpt-6-astra-law", "2026-11-12"),
-        ],
+        vec![event("model_launch", "openai:gpt-6-astra-law", "2026-11-12")],
         "summary: {summary}"
     );
     // A client holding the old ETag gets the new body, with the new as_of.
