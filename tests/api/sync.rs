@@ -169,7 +169,11 @@ async fn a_sync_to_newer_releases_publishes_exactly_their_events_and_a_second_sy
     // dates, are no events either.
     assert_eq!(
         newest_events(&db).await,
-        vec![event("model_launch", "openai:gpt-6-astra-law", "2026-11-12")],
+        vec![event(
+            "model_launch",
+            "openai:gpt-6-astra-law",
+            "2026-11-12"
+        )],
         "summary: {summary}"
     );
     // A client holding the old ETag gets the new body, with the new as_of.
