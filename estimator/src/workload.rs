@@ -138,18 +138,6 @@ impl Workload {
         self
     }
 
-    /// The same workload served in `region`.
-    pub const fn with_region(mut self, region: Region) -> Self {
-        self.region = Some(region);
-        self
-    }
-
-    /// The same workload with `share` of its requests inside the card's time windows.
-    pub const fn with_time_window_share(mut self, share: Decimal) -> Self {
-        self.time_window_share = Some(share);
-        self
-    }
-
     /// Checks every field and resolves the token volumes.
     ///
     /// Fields are checked in this order, and the first failure is returned:

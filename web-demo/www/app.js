@@ -194,11 +194,14 @@ function syncConditions() {
   $("region-field").hidden = regions.length === 0;
   const windows = rates.filter((r) => r.time_window);
   $("time-window-share-field").hidden = windows.length === 0 && state.workload.windowShare === "";
-  if (windows.length) {
-    const minutes = (t) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));
-    const w = windows[0].time_window;
-    const covered = w.spans.reduce((sum, s) => sum + (minutes(s.to) - minutes(s.from)) * s.weekdays.length, 0);
-    $("time-window-share").placeholder = `${percent(covered / (7 * 24 * 60))} of the week (${w.name} hours)`;
+  // Without a share the estimator bills the windows' share of the week's hours: the placeholder
+  // shows the share it used, not one worked out again here.
+  const windowed = state.workload.windowShare === "" && state.lastResult
+    ? state.lastResult.estimates.find((r) => r.conditions && r.conditions.time_window_share)
+    : null;
+  if (windows.length && windowed) {
+    const { time_window_share: share } = windowed.conditions;
+    $("time-window-share").placeholder = `${percent(Number(share))} of the week (${windows[0].time_window.name} hours)`;
   }
 }
 
