@@ -6,41 +6,110 @@
 -- rights.
 
 -- api._model_suggestions(text): up to 5 canonical model ids that look like the
--- text (trigram similarity over ids, names and aliases), best first. Only the
--- text's first 64 characters are compared (longer than any id or alias), so
--- the cost does not grow with the input.
+-- text (trigram similarity over ids, names and aliases, at least 0.2), best
+-- first. Only the text's first 64 characters are compared (longer than any id
+-- or alias), so the cost does not grow with the input. A text that names a
+-- provider before its colon is compared with that provider's models only
+-- (`anthropic:claude-opus-9` with Anthropic's few dozen, not all of them);
+-- otherwise pg_trgm's operators find the candidates through the trigram
+-- indexes of V19. At most 2 calls run at once across every server
+-- (api._suggestion_slot): a call beyond them answers no suggestions rather
+-- than queue, so a burst of unknown ids cannot take the CPU and connections
+-- other requests need; the 404 stays a 404.
 create function api._model_suggestions(p_text text)
 returns jsonb
-language sql stable
+language plpgsql stable
+set pg_trgm.similarity_threshold = 0.2
+set pg_trgm.word_similarity_threshold = 0.2
+-- the tables are small enough that the planner would scan them whole,
+-- computing a similarity per row; the trigram indexes visit the candidates
+set enable_seqscan = off
 as $$
-    select coalesce(jsonb_agg(s.id order by s.score desc, s.id), '[]'::jsonb)
-    from (
-        select c.id, max(c.score) as score
+declare
+    v_text text := lower(left(coalesce(p_text, ''), 64));
+    v_part text := split_part(lower(left(coalesce(p_text, ''), 64)), ':', 2);
+    v_provider text;
+begin
+    if not api._suggestion_slot() then
+        return '[]'::jsonb;
+    end if;
+    select p.slug into v_provider from pricing.providers as p where p.slug = split_part(v_text, ':', 1);
+    if v_provider is not null then
+        return (
+            select coalesce(jsonb_agg(s.id order by s.score desc, s.id), '[]'::jsonb)
+            from (
+                select m.id, x.score
+                from pricing.models as m
+                cross join lateral (
+                    select greatest(public.similarity(v_text, m.id),
+                                    public.similarity(v_text, lower(m.name)),
+                                    public.word_similarity(v_part, m.id),
+                                    (select max(public.similarity(v_text, lower(a.alias)))
+                                     from pricing.aliases as a where a.model_id = m.id)) as score
+                ) as x
+                where m.provider = v_provider and x.score >= 0.2
+                order by x.score desc, m.id
+                limit 5
+            ) as s);
+    end if;
+    return (
+        select coalesce(jsonb_agg(s.id order by s.score desc, s.id), '[]'::jsonb)
         from (
-            select m.id,
-                   greatest(public.similarity(t.text, m.id), public.similarity(t.text, lower(m.name)),
-                            public.word_similarity(split_part(t.text, ':', 2), m.id)) as score
-            from pricing.models as m, (select lower(left(p_text, 64)) as text) as t
-            union all
-            select a.model_id, public.similarity(t.text, lower(a.alias))
-            from pricing.aliases as a, (select lower(left(p_text, 64)) as text) as t
-        ) as c
-        where c.score >= 0.2
-        group by c.id
-        order by max(c.score) desc, c.id
-        limit 5
-    ) as s
+            select c.id, max(c.score) as score
+            from (
+                select m.id, public.similarity(v_text, m.id) as score
+                from pricing.models as m
+                where m.id operator(public.%) v_text
+                union all
+                select m.id, public.similarity(v_text, lower(m.name))
+                from pricing.models as m
+                where lower(m.name) operator(public.%) v_text
+                union all
+                select m.id, public.word_similarity(v_part, m.id)
+                from pricing.models as m
+                where v_part operator(public.<%) m.id
+                union all
+                select a.model_id, public.similarity(v_text, lower(a.alias))
+                from pricing.aliases as a
+                where lower(a.alias) operator(public.%) v_text
+            ) as c
+            group by c.id
+            order by max(c.score) desc, c.id
+            limit 5
+        ) as s);
+end
+$$;
+
+-- api._suggestion_slot(): takes one of the 2 did_you_mean slots (a
+-- transaction advisory lock, released when the calling statement's
+-- transaction ends); false when both are taken.
+create function api._suggestion_slot()
+returns boolean
+language plpgsql volatile
+as $$
+begin
+    for slot in 1 .. 2 loop
+        if pg_try_advisory_xact_lock(hashtext('pricing did_you_mean'), slot) then
+            return true;
+        end if;
+    end loop;
+    return false;
+end
 $$;
 
 -- api._resolve_model(text): the canonical id of a model given by canonical id,
 -- provider API id (<provider>:<api id>) or renamed slug (pricing.aliases),
--- exactly or ignoring case. Raises PRMNF (MODEL_NOT_FOUND) with did_you_mean.
+-- exactly or ignoring case. Raises PRMNF (MODEL_NOT_FOUND) with did_you_mean;
+-- when the suggestions cannot be had within the call's statement budget (the
+-- statement is cancelled while they are computed), with none: a wrong id is
+-- still a 404, never a 503.
 create function api._resolve_model(p_id text, p_parameter text default 'model_id')
 returns text
 language plpgsql stable
 as $$
 declare
     v_id text;
+    v_suggestions jsonb;
 begin
     select m.id into v_id from pricing.models as m where m.id = p_id;
     if v_id is null then
@@ -57,12 +126,17 @@ begin
         limit 1;
     end if;
     if v_id is null then
+        begin
+            v_suggestions := api._model_suggestions(coalesce(p_id, ''));
+        exception when query_canceled then
+            v_suggestions := '[]'::jsonb;
+        end;
         raise exception using
             errcode = 'PRMNF',
             message = format('no model %s: it is neither a model id nor a provider API id or '
                              'former slug of one', coalesce(quote_literal(p_id), 'null')),
             detail = jsonb_build_object('parameter', p_parameter,
-                                        'did_you_mean', api._model_suggestions(coalesce(p_id, '')))::text,
+                                        'did_you_mean', v_suggestions)::text,
             hint = 'use one of did_you_mean, or find the id with GET /api/v1/models?query=<name>';
     end if;
     return v_id;

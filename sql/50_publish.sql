@@ -150,6 +150,18 @@ as $$
         else 0 end)))::smallint
 $$;
 
+-- publish.lock(): takes the publish lock for the calling transaction (one
+-- publish at a time, across every process) and returns the time once it is
+-- held: the publish time of a publish without --at, taken under the lock so
+-- that it is after the publish that held the lock before.
+create function publish.lock()
+returns timestamptz
+language sql volatile
+as $$
+    select pg_advisory_xact_lock(7072696369000001);
+    select clock_timestamp();
+$$;
+
 -- publish.apply(as_of, sha256, sources): diff the stage against what is
 -- published, write the new state, emit events, and record the publish.
 -- Returns the summary (counts of models, rows and events by type).
@@ -168,8 +180,9 @@ declare
     v_rows_deleted bigint;
     v_conditional_inserted bigint;
     v_conditional_deleted bigint;
+    v_withdrawn bigint;
 begin
-    perform pg_advisory_xact_lock(7072696369000001);
+    perform publish.lock();
     select max(as_of) into v_last from pricing.publishes;
     if v_last is not null and p_as_of <= v_last then
         raise exception 'publish time % is not after the last publish (%)', p_as_of, v_last
@@ -493,12 +506,24 @@ begin
     ) as latest
     where m.id = latest.id and m.updated_at is distinct from latest.at;
 
+    -- A publish is the whole truth: a model the snapshot no longer names is
+    -- withdrawn, with its prices, aliases, benchmarks and events (cascades
+    -- of V1), and counted in the summary; the sync guard counts the prices it
+    -- had in effect as dropped (docs/publishing.md, "What a publish replaces").
+    with gone as (
+        delete from pricing.models as m
+        where not exists (select from stage_models as s where s.id = m.id)
+        returning m.id
+    )
+    select count(*) into v_withdrawn from gone;
+
     perform publish.refresh_listing(v_publish);  -- sql/55_listing.sql
     perform publish.refresh_dump(v_publish);
 
     select jsonb_build_object(
         'sources', p_sources,
         'models', (select count(*) from stage_models),
+        'models_withdrawn', v_withdrawn,
         'price_rows_inserted', v_rows_inserted,
         'price_rows_deleted', v_rows_deleted,
         'conditional_rows_inserted', v_conditional_inserted,

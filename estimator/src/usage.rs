@@ -75,34 +75,110 @@ pub enum UsageError {
     /// The parts exceed their total (cached tokens above the prompt count).
     #[error("`usage.{0}` is larger than the total it is part of")]
     PartAboveTotal(String),
+    /// A field holds a value of the wrong kind or outside the values it takes.
+    #[error("`usage.{field}` must be {allowed}")]
+    BadValue {
+        /// The field, dot-separated.
+        field: String,
+        /// What it takes.
+        allowed: &'static str,
+    },
+    /// Read in `format`, the record counts no token at all: it is of another format, or its
+    /// counts are under other names. Billing it would be a silent $0.
+    #[error(
+        "read as `{format}`, the usage record counts no tokens ({expected}); it has {found}: \
+         pass the record as the API returned it, or name its format in `usage_format`"
+    )]
+    NoTokens {
+        /// The format it was read in.
+        format: &'static str,
+        /// The fields that format counts.
+        expected: &'static str,
+        /// The record's own top-level fields (at most 8, each cut to 40 characters).
+        found: String,
+    },
 }
 
 /// The largest token count of one record that is read: 10^15 (far above any context window).
 const MAX_COUNT: u64 = 1_000_000_000_000_000;
 
-/// Reads a usage record: in `format` when named, else the format its fields show.
+/// Each format by name, with the fields it counts (for [`UsageError::NoTokens`]).
+const FORMATS: &[(&str, &str)] = &[
+    (
+        "otel",
+        "gen_ai.usage.input_tokens, gen_ai.usage.output_tokens, ...",
+    ),
+    (
+        "openai",
+        "prompt_tokens and completion_tokens, or input_tokens and output_tokens",
+    ),
+    (
+        "anthropic",
+        "input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens",
+    ),
+    (
+        "gemini",
+        "usageMetadata.promptTokenCount, usageMetadata.candidatesTokenCount, ...",
+    ),
+];
+
+/// Reads a usage record: in `format` when named, else the format its fields show. A record
+/// that counts no token in its format is an error, never a bill of 0.
 pub fn read_usage(
     record: &Map<String, Value>,
     format: Option<&str>,
 ) -> Result<UsageTokens, UsageError> {
-    let format = match format {
-        Some(name) => name.to_owned(),
-        None => detect(record).ok_or(UsageError::UnknownFormat)?.to_owned(),
+    let name = match format {
+        Some(name) => name,
+        None => detect(record).ok_or(UsageError::UnknownFormat)?,
     };
-    match format.as_str() {
+    let Some(&(format, expected)) = FORMATS.iter().find(|(f, _)| *f == name) else {
+        return Err(UsageError::BadFormatName(name.to_owned()));
+    };
+    let tokens = match format {
         "otel" => otel(record),
         "openai" => openai(record),
         "anthropic" => anthropic(record),
-        "gemini" => gemini(
-            record
-                .get("usageMetadata")
-                .and_then(Value::as_object)
-                .unwrap_or(record),
-        ),
-        _ => Err(UsageError::BadFormatName(format)),
+        _ => gemini(match record.get("usageMetadata") {
+            None => record,
+            Some(Value::Object(inner)) => inner,
+            Some(_) => {
+                return Err(UsageError::BadValue {
+                    field: "usageMetadata".into(),
+                    allowed: "an object (Gemini's usage metadata)",
+                });
+            }
+        }),
+    }?;
+    if tokens.prompt() + tokens.output == 0 {
+        let mut found: Vec<String> = record.keys().take(8).map(|k| clip(k, 40)).collect();
+        if record.len() > 8 {
+            found.push(format!("... ({} fields)", record.len()));
+        }
+        return Err(UsageError::NoTokens {
+            format,
+            expected,
+            found: if found.is_empty() {
+                "no fields".into()
+            } else {
+                format!("the fields {}", found.join(", "))
+            },
+        });
+    }
+    Ok(tokens)
+}
+
+/// At most `n` characters of `s`, an ellipsis marking a cut.
+fn clip(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((at, _)) => format!("{}...", &s[..at]),
+        None => s.to_owned(),
     }
 }
 
+/// The format a record's own fields show. Anthropic's fields are looked for before OpenAI's:
+/// its `input_tokens` / `output_tokens` are OpenAI's Responses names too, and its record
+/// without cache fields still names its `service_tier` or `server_tool_use`.
 fn detect(r: &Map<String, Value>) -> Option<&'static str> {
     let has = |k: &str| r.contains_key(k);
     if r.keys().any(|k| k.starts_with("gen_ai.usage.")) {
@@ -112,10 +188,12 @@ fn detect(r: &Map<String, Value>) -> Option<&'static str> {
     } else if has("cache_creation_input_tokens")
         || has("cache_read_input_tokens")
         || has("cache_creation")
+        || has("service_tier")
+        || has("server_tool_use")
     {
         Some("anthropic")
     } else if has("prompt_tokens") || has("completion_tokens") || has("input_tokens") {
-        // Anthropic's record without cache fields counts like OpenAI's: input and output only.
+        // A record with input and output counts only reads the same in both formats.
         Some("openai")
     } else {
         None
@@ -198,19 +276,43 @@ fn openai(r: &Map<String, Value>) -> Result<UsageTokens, UsageError> {
 }
 
 fn anthropic(r: &Map<String, Value>) -> Result<UsageTokens, UsageError> {
-    let writes = count(r, "cache_creation_input_tokens")?;
+    if !matches!(
+        r.get("cache_creation"),
+        None | Some(Value::Null | Value::Object(_))
+    ) {
+        return Err(UsageError::BadValue {
+            field: "cache_creation".into(),
+            allowed: "an object with ephemeral_5m_input_tokens and ephemeral_1h_input_tokens",
+        });
+    }
     let five = count(r, "cache_creation.ephemeral_5m_input_tokens")?;
     let hour = count(r, "cache_creation.ephemeral_1h_input_tokens")?;
-    let (five, hour) = if five + hour == 0 {
-        (writes, 0)
-    } else {
-        (five, hour)
+    // The breakdown is part of the total of writes; writes it does not place are 5-minute
+    // writes (Anthropic's default TTL). A breakdown alone is the whole of the writes.
+    let five = match r.get("cache_creation_input_tokens") {
+        None | Some(Value::Null) => five,
+        _ => {
+            let writes = count(r, "cache_creation_input_tokens")?;
+            five + part(
+                writes,
+                five + hour,
+                "cache_creation.ephemeral_5m_input_tokens",
+            )?
+        }
     };
-    let service_tier = match r.get("service_tier").and_then(Value::as_str) {
-        Some("batch") => Some(ServiceTier::Batch),
-        Some("priority") => Some(ServiceTier::Priority),
-        Some("standard") => Some(ServiceTier::Standard),
-        _ => None,
+    let service_tier = match r.get("service_tier") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(match v.as_str() {
+            Some("batch") => ServiceTier::Batch,
+            Some("priority") => ServiceTier::Priority,
+            Some("standard") => ServiceTier::Standard,
+            _ => {
+                return Err(UsageError::BadValue {
+                    field: "service_tier".into(),
+                    allowed: "one of standard, priority, batch",
+                });
+            }
+        }),
     };
     Ok(UsageTokens {
         input: count(r, "input_tokens")?,

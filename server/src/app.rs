@@ -27,11 +27,12 @@ pub struct App {
 
 impl App {
     /// Binds `listen` (use port 0 for any free port).
-    pub async fn bind(listen: &str, state: AppState) -> anyhow::Result<Self> {
+    pub async fn bind(listen: &str, mut state: AppState) -> anyhow::Result<Self> {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("listening on {listen}"))?;
         let addr = listener.local_addr()?;
+        state.default_public_url(addr);
         let acceptor = TcpAcceptor::try_from(listener)?;
         Ok(Self {
             acceptor,
@@ -89,6 +90,7 @@ pub fn service(state: AppState, demo_dir: &Path, loopback: bool) -> Service {
         .hoop(affix_state::inject(state.access().clone()).inject(Arc::new(state)))
         .hoop(http::access_log)
         .hoop(http::cors::cors)
+        .hoop(http::bounds::bounds)
         .hoop(limits::rate_limit)
         .catcher(Catcher::new(http::json_errors))
 }

@@ -1,6 +1,7 @@
 //! The `pricing` command line (README.md, "Command line", lists the commands).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -13,7 +14,7 @@ use crate::app::App;
 use crate::publish;
 use crate::publish::snapshot::{Checks, Snapshot};
 use crate::service::{AppState, cache};
-use crate::store::cluster::LocalCluster;
+use crate::store::cluster::{LocalCluster, Supervision};
 use crate::store::db;
 use crate::sync;
 use crate::telemetry::LogFormat;
@@ -262,6 +263,24 @@ struct PublishArgs {
     database: DatabaseArgs,
 }
 
+/// A base URL: `http://` or `https://`, a host, an optional port and path; no
+/// query, fragment, credentials or characters that would need escaping.
+fn parse_public_url(s: &str) -> Result<String, String> {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"))
+        .ok_or_else(|| format!("`{s}` must start with http:// or https://"))?;
+    let host = rest.split('/').next().unwrap_or_default();
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~/:[]%".contains(c);
+    if host.is_empty() || host.contains('@') || !rest.chars().all(allowed) || s.len() > 200 {
+        return Err(format!(
+            "`{s}` is not a base URL like https://prices.example.com or http://host:8080/pricing \
+             (no query, fragment or credentials; at most 200 characters)"
+        ));
+    }
+    Ok(s.trim_end_matches('/').to_owned())
+}
+
 fn parse_timestamp(s: &str) -> Result<time::OffsetDateTime, String> {
     time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
         .map_err(|e| format!("`{s}` is not an RFC 3339 timestamp like 2025-07-01T00:00:00Z: {e}"))
@@ -296,6 +315,11 @@ struct ServeArgs {
     /// Comma-separated CIDR blocks whose X-Forwarded-For is trusted for the client IP.
     #[arg(long, env = "PRICING_TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<Cidr>,
+    /// The base URL clients reach the service at (e.g. https://prices.example.com), for the
+    /// links in the feeds and the OpenAPI document's server; default: http:// and the
+    /// address listened on. Never taken from a request's Host header.
+    #[arg(long, env = "PRICING_PUBLIC_URL", value_parser = parse_public_url)]
+    public_url: Option<String>,
     /// Connections in the request pool (and in each read replica's).
     #[arg(long, env = "PRICING_POOL_SIZE", default_value_t = 16)]
     pool_size: usize,
@@ -328,12 +352,17 @@ struct ServeArgs {
 /// Runs the parsed command.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve(args) => with_database(&args.database, |config| serve(config, &args)).await,
+        Command::Serve(args) => {
+            with_database(&args.database, |config, embedded| {
+                serve(config, embedded, &args)
+            })
+            .await
+        }
         Command::Mcp(args) => {
             if !args.stdio {
                 anyhow::bail!("pass --stdio (over HTTP, `pricing serve` serves MCP at /mcp)");
             }
-            with_database(&args.database, mcp_stdio).await
+            with_database(&args.database, |config, _| mcp_stdio(config)).await
         }
         Command::Publish(args) => {
             let snapshot = Snapshot::read(&args.snapshot)?;
@@ -345,7 +374,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 },
                 guard: None,
             };
-            with_database(&args.database, |config| async move {
+            with_database(&args.database, |config, _| async move {
                 let mut client = db::connect(&config).await?;
                 db::migrate(&mut client).await?;
                 let started = std::time::Instant::now();
@@ -366,7 +395,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Sync(args) => {
             let options = args.sync.options(&args.database.data_dir);
-            with_database(&args.database, |config| async move {
+            with_database(&args.database, |config, _| async move {
                 let mut client = db::connect(&config).await?;
                 db::migrate(&mut client).await?;
                 let started = std::time::Instant::now();
@@ -386,7 +415,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Keys { command } => keys_command(command).await,
         Command::Migrate(args) => {
-            with_database(&args, |config| async move {
+            with_database(&args, |config, _| async move {
                 let mut client = db::connect(&config).await?;
                 let report = db::migrate(&mut client).await?;
                 println!(
@@ -510,7 +539,7 @@ where
     F: FnOnce(tokio_postgres::Client) -> Fut,
     Fut: Future<Output = anyhow::Result<()>>,
 {
-    with_database(args, |config| async move {
+    with_database(args, |config, _| async move {
         let mut client = db::connect(&config).await?;
         db::migrate(&mut client).await?;
         work(client).await
@@ -574,17 +603,20 @@ fn print_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
 }
 
 /// Runs `work` against the given database, or against the embedded cluster,
-/// which is stopped afterwards whatever `work` returned.
+/// supervised while `work` runs (its supervision is handed to `work`) and
+/// stopped afterwards whatever `work` returned.
 async fn with_database<F, Fut>(args: &DatabaseArgs, work: F) -> anyhow::Result<()>
 where
-    F: FnOnce(Config) -> Fut,
+    F: FnOnce(Config, Option<Arc<Supervision>>) -> Fut,
     Fut: Future<Output = anyhow::Result<()>>,
 {
     if let Some(url) = &args.database_url {
-        return work(db::parse_url(url)?).await;
+        return work(db::parse_url(url)?, None).await;
     }
     let cluster = LocalCluster::start(&args.data_dir).await?;
-    let result = work(cluster.config()).await;
+    let (supervision, watching) = cluster.supervise();
+    let result = work(cluster.config(), Some(supervision)).await;
+    watching.abort();
     let stopped = cluster.stop().await;
     result.and(stopped)
 }
@@ -597,7 +629,7 @@ async fn mcp_stdio(config: Config) -> anyhow::Result<()> {
     let state = AppState::new(db::web_pool(&config, 4)?, Vec::new());
     let accountant = state.access().accountant().clone();
     let running = crate::mcp::PricingMcp::new(state)
-        .serve(rmcp::transport::stdio())
+        .serve(crate::mcp::stdio_transport())
         .await
         .context("starting the MCP session on stdio")?;
     accountant
@@ -607,7 +639,11 @@ async fn mcp_stdio(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
+async fn serve(
+    config: Config,
+    embedded: Option<Arc<Supervision>>,
+    args: &ServeArgs,
+) -> anyhow::Result<()> {
     let as_of = prepare_with_retry(&config).await?;
     tracing::info!(%as_of, "serving publish");
 
@@ -617,9 +653,16 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
         .iter()
         .map(|url| db::replica_pool(url, args.pool_size))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut state = AppState::new(pool, args.trusted_proxies.clone());
+    if let Some(url) = &args.public_url {
+        state = state.with_public_url(url);
+    }
+    if let Some(supervision) = embedded {
+        state = state.with_embedded(supervision);
+    }
     let app = App::bind(
         &args.listen,
-        AppState::new(pool, args.trusted_proxies.clone())
+        state
             .with_control_pool(control)
             .with_read_replicas(replicas)
             .with_response_cache(

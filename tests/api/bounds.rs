@@ -411,3 +411,113 @@ async fn a_free_key_is_charged_for_every_request_admitted_beside_a_burst_of_long
     assert!(admitted > 0);
     assert_eq!(used, admitted, "every admitted request was charged");
 }
+
+#[tokio::test]
+async fn two_host_headers_a_compressed_body_and_a_huge_content_length_are_refused_at_once() {
+    let (_db, app) = fixture_app().await;
+    let answer = raw_exchange(
+        &app,
+        "GET /api/v1/models?limit=1 HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\
+         Connection: close\r\n\r\n",
+        Duration::from_secs(10),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains("INVALID_ARGUMENT") && answer.contains("2 Host headers"),
+        "{answer}"
+    );
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("access-control-allow-origin: *"),
+        "{answer}"
+    );
+
+    let gzip = app
+        .http
+        .post(app.url("/api/v1/estimate"))
+        .header("content-type", "application/json")
+        .header("content-encoding", "gzip")
+        .body(vec![0x1f, 0x8b, 0x08, 0x00])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(gzip.status(), 400);
+    let body: Value = gzip.json().await.expect("error body");
+    assert_eq!(body["error"]["parameter"], "Content-Encoding", "{body}");
+
+    // A body announced at 10^12 bytes is refused before any byte of it is
+    // awaited (not after the 5 s body timeout).
+    let started = std::time::Instant::now();
+    let answer = raw_exchange(
+        &app,
+        &format!(
+            "POST /api/v1/estimate HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Content-Length: 1000000000000\r\nConnection: close\r\n\r\n{{",
+            app.addr
+        ),
+        Duration::from_secs(10),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("larger than"), "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "refused at once, not after the body timeout: {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn forty_unknown_ids_at_once_are_all_404_on_the_full_dataset() {
+    let db = crate::helpers::TestDb::new().await;
+    crate::helpers::publish_bundled(&db).await;
+    let app = data_app_with(
+        &db,
+        AppOptions {
+            pool_size: Some(16),
+            ..AppOptions::default()
+        },
+    )
+    .await;
+    let key = issue(&db, "internal").await;
+    let app = std::sync::Arc::new(app);
+    let asks: Vec<_> = (0..40)
+        .map(|i| {
+            let (app, key) = (app.clone(), key.clone());
+            tokio::spawn(async move {
+                let path = format!("/api/v1/models/anthropic:claude-opus-{i}x9");
+                app.call_with(&path, &[("x-api-key", &key)]).await
+            })
+        })
+        .collect();
+    let mut suggested = 0;
+    for reply in crate::helpers::futures_join(asks.into_iter()).await {
+        assert_eq!(reply.status, 404, "{}", reply.text);
+        assert_eq!(reply.error_code(), "MODEL_NOT_FOUND");
+        let did_you_mean = reply.json()["error"]["did_you_mean"].clone();
+        let names = did_you_mean
+            .as_array()
+            .expect("did_you_mean, empty at worst");
+        suggested += usize::from(!names.is_empty());
+    }
+    assert!(suggested >= 1, "some of them still get suggestions");
+    // One at a time, each gets its suggestions.
+    let reply = app
+        .call_with(
+            "/api/v1/models/anthropic:claude-opus-4x9",
+            &[("x-api-key", &key)],
+        )
+        .await
+        .expect(404);
+    assert!(
+        reply.json()["error"]["did_you_mean"]
+            .as_array()
+            .is_some_and(|names| names.iter().any(|n| n
+                .as_str()
+                .is_some_and(|n| n.starts_with("anthropic:claude-opus")))),
+        "{}",
+        reply.text
+    );
+}

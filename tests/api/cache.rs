@@ -248,7 +248,7 @@ async fn mcp_tool_results_come_from_the_cache_until_a_publish() {
 }
 
 #[tokio::test]
-async fn feeds_and_the_dump_are_cached_per_host_with_their_headers() {
+async fn feeds_and_the_dump_are_cached_once_whatever_the_host_header_says() {
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
     let app = cached_app(&db).await;
@@ -271,18 +271,93 @@ async fn feeds_and_the_dump_are_cached_per_host_with_their_headers() {
 
     let feed = "/feeds/changes.json?limit=5";
     let here = app.call(feed).await.expect(200);
-    assert_eq!(
-        app.call(feed).await.expect(200).header("x-cache"),
-        Some("hit")
-    );
-    // The feed links to the host it was asked for: another host is another entry.
+    // The feed links to the service's own address, never to the Host a
+    // client sends: another Host is the same entry, the same bytes.
     let there = app
         .call_with(feed, &[("host", "prices.example")])
         .await
         .expect(200);
-    assert_eq!(there.header("x-cache"), Some("miss"));
-    assert!(there.text.contains("http://prices.example/"));
-    assert!(!here.text.contains("prices.example"));
+    assert_eq!(there.header("x-cache"), Some("hit"));
+    assert_eq!(there.text, here.text);
+    assert_eq!(there.header("etag"), here.header("etag"));
+    assert!(!there.text.contains("prices.example"));
+    assert!(
+        here.text
+            .contains(&format!("http://{}/api/v1/models/", app.addr))
+    );
+}
+
+#[tokio::test]
+async fn a_flood_of_made_up_hosts_neither_fills_nor_empties_the_cache() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+    let key = crate::keys::issue(&db, "internal").await;
+    let paths = [
+        "/dumps/prices.csv",
+        "/feeds/changes.xml?limit=3",
+        "/feeds/changes.json",
+        "/api/v1/models?limit=2",
+        "/api/v1/changes?limit=2",
+    ];
+    for path in paths {
+        app.call_with(path, &[("x-api-key", &key)])
+            .await
+            .expect(200);
+    }
+    let before = cache_stats(&app).await;
+    for i in 0..200 {
+        let path = paths[i % paths.len()];
+        let host = format!("h{i}-{}.example", i * 7919);
+        let reply = app
+            .call_with(path, &[("host", &host), ("x-api-key", &key)])
+            .await
+            .expect(200);
+        assert_eq!(
+            reply.header("x-cache"),
+            Some("hit"),
+            "{path} under Host {host}"
+        );
+        assert!(!reply.text.contains(&host));
+    }
+    let after = cache_stats(&app).await;
+    assert_eq!(after["entries"], before["entries"], "{before} -> {after}");
+    assert_eq!(after["bytes"], before["bytes"]);
+    assert_eq!(
+        after["misses"], before["misses"],
+        "no made-up Host made the server compute an answer again"
+    );
+}
+
+#[tokio::test]
+async fn a_feed_not_in_the_cache_is_counted_against_the_callers_plan_a_cached_one_is_free() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let app = cached_app(&db).await;
+    // An anonymous quota of 3 an hour (after the data app raised it), so
+    // that the count is plain to see.
+    crate::quota::set_plan(&db, "anonymous", Some(3), None).await;
+
+    // The same feed, asked again and again: computed once, then free.
+    for _ in 0..10 {
+        app.call("/feeds/changes.xml?limit=2").await.expect(200);
+    }
+    // Feeds the cache does not hold make the database work: each is counted
+    // against the anonymous quota, the fourth refused.
+    let mut refused = None;
+    for n in 3..6 {
+        let reply = app.call(&format!("/feeds/changes.json?limit={n}")).await;
+        if reply.status == 429 {
+            refused = Some(reply);
+            break;
+        }
+        reply.expect(200);
+    }
+    let refused = refused.expect("variants beyond the quota are refused");
+    assert_eq!(refused.error_code(), "RATE_LIMITED");
+    assert!(refused.header("retry-after").is_some());
+    // A cached answer is still served to the refused client.
+    app.call("/feeds/changes.xml?limit=2").await.expect(200);
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! The `pricing serve` binary on its embedded default database: first start,
 //! a second server refused on the same data dir, a clean stop that leaves no
-//! PostgreSQL behind, and a restart that keeps the data.
+//! PostgreSQL behind, a restart that keeps the data, and a postmaster killed
+//! under it started again by itself.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -56,15 +57,15 @@ async fn terminate(mut served: Served) {
     assert!(exit.success(), "clean exit on SIGTERM: {exit}");
 }
 
-fn temp_data_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pricing-cli-{}", std::process::id()));
+fn temp_data_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pricing-cli-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
 
 #[tokio::test]
 async fn serve_runs_its_own_postgres_refuses_a_second_server_and_cleans_up() {
-    let data_dir = temp_data_dir();
+    let data_dir = temp_data_dir("second");
 
     let first = serve(&data_dir).await;
     let body = health(&first.addr).await;
@@ -106,5 +107,62 @@ async fn serve_runs_its_own_postgres_refuses_a_second_server_and_cleans_up() {
         "the data survived the restart"
     );
     terminate(again).await;
+    let _ = std::fs::remove_dir_all(&data_dir);
+}
+
+#[tokio::test]
+async fn a_killed_embedded_postmaster_is_started_again_and_health_recovers_by_itself() {
+    let data_dir = temp_data_dir("killed");
+    let served = serve(&data_dir).await;
+    assert_eq!(health(&served.addr).await["status"], "ok");
+    let pidfile = std::fs::read_to_string(data_dir.join("pg/postmaster.pid")).expect("pid file");
+    let postmaster = pidfile.lines().next().expect("pid line").trim().to_owned();
+    let killed = Command::new("kill")
+        .args(["-KILL", &postmaster])
+        .status()
+        .await
+        .expect("kill");
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let http = reqwest::Client::new();
+    let url = format!("http://{}/api/v1/health", served.addr);
+    let mut saw_down = false;
+    let recovered = loop {
+        let status = http
+            .get(&url)
+            .timeout(Duration::from_secs(2))
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+            .unwrap_or(0);
+        saw_down |= status == 503;
+        if status == 200 && saw_down {
+            break started.elapsed();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "health never came back after the postmaster was killed"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    println!("health back to 200 {recovered:?} after kill -9 of the postmaster");
+    let healthz = served.healthz(&http).await;
+    assert_eq!(healthz["embedded_database"]["restarts"], 1, "{healthz}");
+    assert_eq!(healthz["embedded_database"]["gave_up"], false);
+    assert!(
+        served
+            .log_lines()
+            .iter()
+            .any(|l| l.contains("embedded PostgreSQL started again")),
+        "the restart is logged"
+    );
+    // The data is the data of before.
+    let models = http
+        .get(format!("http://{}/api/v1/models?limit=1", served.addr))
+        .send()
+        .await
+        .expect("models");
+    assert_eq!(models.status(), 200);
+    terminate(served).await;
     let _ = std::fs::remove_dir_all(&data_dir);
 }

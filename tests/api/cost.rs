@@ -468,3 +468,106 @@ async fn regional_and_peak_hour_rates_of_the_bundled_data_bill_usage_and_estimat
     assert_eq!(apac["total"], "0.450000");
     assert!(assumed(apac, "no_region_price"), "{apac}");
 }
+
+#[tokio::test]
+async fn a_record_that_bills_no_tokens_or_holds_an_unknown_value_is_refused_never_zero() {
+    let (_db, app) = bundled().await;
+    let model = "anthropic:claude-sonnet-4-5";
+    for (usage, format, status, field) in [
+        // read as OpenTelemetry, it has none of the gen_ai.usage.* names
+        (
+            json!({"input_tokens": 1_000_000, "output_tokens": 1}),
+            Some("otel"),
+            422,
+            "usage",
+        ),
+        (json!({"usageMetadata": [1]}), None, 400, "usage"),
+        (
+            json!({"prompt_tokens": 0, "completion_tokens": 0}),
+            None,
+            422,
+            "usage",
+        ),
+        // Anthropic's fields, with values it never sends
+        (
+            json!({"input_tokens": 10, "output_tokens": 1, "service_tier": "turbo"}),
+            None,
+            400,
+            "usage",
+        ),
+        (
+            json!({"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 5,
+                   "cache_creation": "5m"}),
+            None,
+            400,
+            "usage",
+        ),
+        (
+            json!({"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 5,
+                   "cache_creation": {"ephemeral_5m_input_tokens": 4, "ephemeral_1h_input_tokens": 4}}),
+            None,
+            400,
+            "usage",
+        ),
+    ] {
+        let mut body = json!({"model_id": model, "usage": usage});
+        if let Some(format) = format {
+            body["usage_format"] = json!(format);
+        }
+        let reply = app.post_json("/api/v1/cost", &body.to_string()).await;
+        assert_eq!(reply.status, status, "{body}: {}", reply.text);
+        let body = reply.json();
+        let error = &body["error"];
+        if status == 422 {
+            assert_eq!(
+                body["detail"][0]["loc"],
+                json!(["body", field]),
+                "{}",
+                reply.text
+            );
+            assert!(
+                body["detail"][0]["msg"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("counts no tokens")),
+                "names what was read: {}",
+                reply.text
+            );
+        } else {
+            assert_eq!(error["parameter"], field, "{}", reply.text);
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_anthropic_record_is_known_by_its_own_fields_and_bills_its_tier() {
+    let (_db, app) = bundled().await;
+    // Anthropic's Message Batches report the batch tier in the usage object;
+    // no cache field is needed to read it as Anthropic's.
+    let data = cost(
+        &app,
+        &json!({"model_id": "anthropic:claude-sonnet-4-5", "at": "2026-11-20",
+                "usage": {"input_tokens": 1_000_000, "output_tokens": 1, "service_tier": "batch"}}),
+    )
+    .await;
+    assert_eq!(data["service_tier"], "batch", "{data}");
+    assert_eq!(data["total"], "1.500008", "{data}");
+    // Writes the breakdown does not place are 5-minute writes.
+    let data = cost(
+        &app,
+        &json!({"model_id": "anthropic:claude-sonnet-4-5", "at": "2026-11-20",
+                "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 1_000_000,
+                          "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 400_000}}}),
+    )
+    .await;
+    let writes: Vec<(Value, Value)> = data["line_items"]
+        .as_array()
+        .expect("line items")
+        .iter()
+        .map(|l| (l["tokens"].clone(), l["cache_ttl"].clone()))
+        .collect();
+    assert_eq!(
+        writes,
+        [(json!(600_000), json!("5m")), (json!(400_000), json!("1h"))],
+        "{data}"
+    );
+}

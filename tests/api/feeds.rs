@@ -228,3 +228,58 @@ async fn the_dump_is_built_once_per_publish_and_follows_the_newest() {
     assert_ne!(after, before);
     assert_eq!(app.call("/dumps/prices.csv").await.expect(200).text, after);
 }
+
+#[tokio::test]
+async fn feeds_link_to_the_public_url_and_no_host_header_reaches_the_xml() {
+    let db = crate::helpers::TestDb::new().await;
+    crate::helpers::publish_fixture(&db, "snapshot-a.json").await;
+    let app = crate::helpers::data_app_with(
+        &db,
+        crate::helpers::AppOptions {
+            public_url: Some("https://prices.example.com/pricing/".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    // Plain requests: this server's document names its own server, so the
+    // test run's shared contract (which names `/`) does not apply to it.
+    let get = async |path: &str, host: &str| {
+        let res = app
+            .http
+            .get(app.url(path))
+            .header("host", host)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), 200, "{path}");
+        res.text().await.expect("body")
+    };
+    let injected = "x</link><item><title>FAKE</title></item><link>y";
+    let rss = get("/feeds/changes.xml?limit=1", injected).await;
+    assert!(!rss.contains("FAKE"), "{rss}");
+    assert_eq!(rss.matches("<item>").count(), 1);
+    assert!(rss.contains("<link>https://prices.example.com/pricing/api/v1/changes</link>"));
+    assert!(
+        rss.contains("<atom:link href=\"https://prices.example.com/pricing/feeds/changes.xml\"")
+    );
+    let json: Value =
+        serde_json::from_str(&get("/feeds/changes.json?limit=1", "evil.example").await)
+            .expect("JSON feed");
+    assert_eq!(
+        json["feed_url"],
+        "https://prices.example.com/pricing/feeds/changes.json"
+    );
+    assert!(
+        json["items"][0]["url"]
+            .as_str()
+            .expect("item url")
+            .starts_with("https://prices.example.com/pricing/api/v1/models/")
+    );
+    // The OpenAPI document names the same server.
+    let doc: Value = serde_json::from_str(&get("/api/v1/openapi.json", "evil.example").await)
+        .expect("OpenAPI document");
+    assert_eq!(
+        doc["servers"][0]["url"],
+        "https://prices.example.com/pricing"
+    );
+}

@@ -264,6 +264,8 @@ pub struct AppOptions {
     pub pool_size: Option<usize>,
     /// The in-process response cache, kept current by a publish listener.
     pub response_cache: bool,
+    /// `--public-url`.
+    pub public_url: Option<String>,
 }
 
 impl TestApp {
@@ -285,6 +287,9 @@ impl TestApp {
             .with_control_pool(control);
         if options.response_cache {
             state = state.with_response_cache(config.clone(), Default::default());
+        }
+        if let Some(url) = &options.public_url {
+            state = state.with_public_url(url);
         }
         Self::spawn_on(state, options.key_cache_ttl).await
     }
@@ -568,6 +573,8 @@ pub struct Served {
     pub child: tokio::process::Child,
     /// `host:port` it listens on.
     pub addr: String,
+    /// Every log line it wrote after it began serving.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Served {
@@ -592,15 +599,24 @@ impl Served {
         .await
         .expect("pricing serve did not start within 120 s");
         // Keep draining the log so the server never blocks on a full pipe;
-        // its warnings go to the test's output (shown when the test fails).
+        // its warnings go to the test's output (shown when the test fails),
+        // and every line is kept for the test to read.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = log.clone();
         tokio::spawn(async move {
             while let Ok(Some(line)) = lines.next_line().await {
                 if line.contains("\"WARN\"") || line.contains("\"ERROR\"") {
                     eprintln!("pricing serve: {line}");
                 }
+                kept.lock().expect("log").push(line);
             }
         });
-        Self { child, addr }
+        Self { child, addr, log }
+    }
+
+    /// The log lines written so far (JSON lines, after it began serving).
+    pub fn log_lines(&self) -> Vec<String> {
+        self.log.lock().expect("log").clone()
     }
 
     pub fn url(&self, path: &str) -> String {

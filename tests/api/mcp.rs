@@ -344,6 +344,13 @@ async fn malformed_json_rpc_messages_get_json_rpc_errors() {
             200,
             -32602,
         ),
+        // MCP's ids are strings or integers
+        (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, 400, -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+            400,
+            -32600,
+        ),
     ];
     for (body, status, code) in cases {
         let res = app
@@ -363,4 +370,83 @@ async fn malformed_json_rpc_messages_get_json_rpc_errors() {
             assert!(reply["id"].is_number(), "the request's id: {reply}");
         }
     }
+}
+
+#[tokio::test]
+async fn a_long_method_or_tool_name_is_refused_without_being_echoed() {
+    let (_db, app) = fixture_app().await;
+    let long_method = "m".repeat(1_000);
+    let long_tool = "t".repeat(100_000);
+    let cases = [
+        (
+            json!({"jsonrpc": "2.0", "id": 3, "method": long_method}),
+            -32601,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                   "params": {"name": long_tool, "arguments": {}}}),
+            -32602,
+        ),
+    ];
+    for (message, code) in cases {
+        let res = app
+            .http
+            .post(app.url("/mcp"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(message.to_string())
+            .send()
+            .await
+            .expect("post");
+        let text = res.text().await.expect("body");
+        let reply: Value = serde_json::from_str(&text).expect("a JSON-RPC answer");
+        assert_eq!(reply["error"]["code"], code, "{reply}");
+        assert!(text.len() < 500, "a short answer, got {} bytes", text.len());
+    }
+}
+
+#[tokio::test]
+async fn malformed_lines_on_stdio_get_json_rpc_errors_and_the_session_goes_on() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let (db, _app) = fixture_app().await;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_pricing"))
+        .args([
+            "mcp",
+            "--stdio",
+            "--database-url",
+            &database_url(&db.config),
+        ])
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("pricing mcp --stdio");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut send = async |line: &str| {
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("write");
+        stdin.flush().await.expect("flush");
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("an answer within 30 s")
+            .expect("read")
+            .expect("a line");
+        serde_json::from_str::<Value>(&answer).expect("a JSON-RPC line")
+    };
+    assert_eq!(send("this is not json").await["error"]["code"], -32700);
+    assert_eq!(
+        send(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).await["error"]["code"],
+        -32600
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let answer = send(&init.to_string()).await;
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
 }

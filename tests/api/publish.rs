@@ -402,3 +402,95 @@ async fn significance_weighs_size_direction_channel_prominence_and_corroboration
         .await;
     assert_eq!(out_of_range, 0);
 }
+
+#[tokio::test]
+async fn a_model_id_outside_the_grammar_is_a_bad_row_and_a_model_left_out_is_withdrawn() {
+    let db = TestDb::new().await;
+    let mut doc: Value = serde_json::from_slice(&fixture_bytes("snapshot-a.json")).expect("json");
+    let mut bad = doc["models"][0].clone();
+    let provider = bad["provider"].as_str().expect("provider").to_owned();
+    bad["id"] = Value::from(format!("{provider}:x'); drop--"));
+    bad["aliases"] = Value::Array(Vec::new());
+    doc["models"].as_array_mut().expect("models").push(bad);
+    let snapshot = Snapshot::from_bytes(&serde_json::to_vec(&doc).expect("json")).expect("parses");
+    let mut client = db.client().await;
+    let err = publish::publish(&mut client, &snapshot, Options::default())
+        .await
+        .expect_err("a malformed id rejects the snapshot");
+    let PublishError::Rejected(rows) = &err else {
+        panic!("{err:#}")
+    };
+    assert!(
+        rows.iter()
+            .any(|r| r.row.contains("drop--") && r.reason.contains("model slug")),
+        "{rows:?}"
+    );
+
+    // A model a later snapshot no longer names is withdrawn, not kept active.
+    let full = fixture("snapshot-a.json");
+    publish::publish(&mut client, &full, Options::default())
+        .await
+        .expect("publish A");
+    let gone = doc["models"][1]["id"].as_str().expect("id").to_owned();
+    let mut fewer: Value = serde_json::from_slice(&fixture_bytes("snapshot-a.json")).expect("json");
+    fewer["models"]
+        .as_array_mut()
+        .expect("models")
+        .retain(|m| m["id"] != gone.as_str());
+    fewer["prices"]
+        .as_array_mut()
+        .expect("prices")
+        .retain(|p| p["model"] != gone.as_str());
+    for list in ["conditional_prices", "benchmarks"] {
+        if let Some(rows) = fewer.get_mut(list).and_then(Value::as_array_mut) {
+            rows.retain(|r| r["model"] != gone.as_str());
+        }
+    }
+    for m in fewer["models"].as_array_mut().expect("models") {
+        if m["successor"] == gone.as_str() {
+            m["successor"] = Value::Null;
+        }
+    }
+    let fewer = Snapshot::from_bytes(&serde_json::to_vec(&fewer).expect("json"))
+        .unwrap_or_else(|e| panic!("the snapshot without {gone}: {e:#}"));
+    let report = publish::publish(&mut client, &fewer, Options::default())
+        .await
+        .expect("publish without one model");
+    assert_eq!(report.summary["models_withdrawn"], 1, "{}", report.summary);
+    let left = db
+        .scalar_i64(&format!(
+            "select count(*) from pricing.models where id = '{}'",
+            gone.replace('\'', "''")
+        ))
+        .await;
+    assert_eq!(left, 0, "{gone} is withdrawn");
+}
+
+#[tokio::test]
+async fn two_publishes_at_once_both_land_each_timed_under_the_lock() {
+    let db = TestDb::new().await;
+    let a = std::sync::Arc::new(fixture("snapshot-a.json"));
+    let b = std::sync::Arc::new(fixture("snapshot-b.json"));
+    for _ in 0..4 {
+        let runs = [a.clone(), b.clone()].map(|snapshot| {
+            let config = db.config.clone();
+            tokio::spawn(async move {
+                let mut client = connect(&config).await;
+                publish::publish(&mut client, &snapshot, Options::default())
+                    .await
+                    .map(|r| r.as_of)
+                    .map_err(|e| format!("{e:#}"))
+            })
+        });
+        let mut times = Vec::new();
+        for run in runs {
+            times.push(run.await.expect("task").expect("both publishes land"));
+        }
+        assert_ne!(times[0], times[1]);
+    }
+    assert_eq!(
+        db.scalar_i64("select count(*) from pricing.publishes")
+            .await,
+        8
+    );
+}

@@ -1,10 +1,13 @@
-//! The data endpoints while the database is down, or before anything was
-//! published: 503 SERVICE_UNAVAILABLE with the error body, never a 500; and
-//! they recover by themselves.
+//! The data endpoints while the database is down, frozen, or before anything
+//! was published: 503 SERVICE_UNAVAILABLE with the error body, never a 500,
+//! within the requests' budgets, with a log that stays quiet; and they
+//! recover by themselves.
 
 use std::time::{Duration, Instant};
 
-use crate::helpers::{TestApp, TestDb, eventually, restartable_postgres};
+use crate::helpers::{
+    Served, TestApp, TestDb, connect, eventually, futures_join, restartable_postgres, serve_command,
+};
 
 const DATA_PATHS: &[&str] = &[
     "/api/v1/models",
@@ -74,4 +77,150 @@ async fn before_the_first_publish_data_endpoints_say_so_with_503() {
             "{path}: {body}"
         );
     }
+}
+
+/// A key issued on the database of `config`.
+async fn issue_on(config: &tokio_postgres::Config, plan: &str) -> String {
+    pricing::access::keys::issue(&connect(config).await, plan, Some("test"), None)
+        .await
+        .expect("issue a key")
+        .key
+        .expose()
+        .to_owned()
+}
+
+/// Log lines of `served` whose message contains `text`.
+fn logged(served: &Served, text: &str) -> usize {
+    served
+        .log_lines()
+        .iter()
+        .filter(|l| l.contains(text))
+        .count()
+}
+
+#[tokio::test]
+async fn an_outage_under_load_writes_a_few_warnings_not_one_per_request() {
+    let (container, config, _) = restartable_postgres().await;
+    let served = Served::start(serve_command(&config, &[])).await;
+    let http = reqwest::Client::new();
+    eventually(
+        "the publish listener listens",
+        Duration::from_secs(30),
+        async || (served.healthz(&http).await["response_cache"]["enabled"] == true).then_some(()),
+    )
+    .await;
+    container.stop().await.expect("stop PostgreSQL");
+    // Keys of the right shape the server never saw: each must be checked
+    // against the database, and each check fails.
+    let requests = (0..300).map(|i| {
+        let http = http.clone();
+        let url = served.url("/api/v1/models?limit=1");
+        tokio::spawn(async move {
+            let key = format!("pr_live_{:0>43}", i);
+            http.get(url)
+                .header("x-api-key", key)
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+                .unwrap_or(0)
+        })
+    });
+    let statuses = futures_join(requests).await;
+    assert!(statuses.iter().all(|s| *s == 503), "{statuses:?}");
+    // The publish listener keeps trying meanwhile.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let key_warnings = logged(&served, "could not check an API key");
+    let listener_warnings = logged(&served, "publish listener: connection lost");
+    let unavailable = logged(&served, "database unavailable");
+    assert!(
+        key_warnings <= 1,
+        "{key_warnings} key warnings for 300 requests within 10 s"
+    );
+    assert!(
+        listener_warnings <= 1,
+        "{listener_warnings} listener warnings in one outage"
+    );
+    assert!(
+        unavailable <= 1,
+        "{unavailable} unavailable warnings within 10 s"
+    );
+    container.start().await.expect("start PostgreSQL again");
+}
+
+#[tokio::test]
+async fn a_frozen_database_holds_no_request_past_its_budget_or_the_fail_open_bound() {
+    let (container, config, _) = restartable_postgres().await;
+    let served = Served::start(serve_command(&config, &[])).await;
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("client");
+    let internal = issue_on(&config, "internal").await;
+    served
+        .warm_cache(&http, "/api/v1/models?limit=2", ("x-api-key", &internal))
+        .await;
+    // The key is now known to the server (cached for 30 s): no database
+    // work to admit it.
+    container
+        .pause()
+        .await
+        .expect("freeze PostgreSQL (docker pause)");
+    let asked = Instant::now();
+    let read = http
+        .get(served.url("/api/v1/models/openai:o3"))
+        .header("x-api-key", &internal)
+        .send()
+        .await
+        .expect("uncached read");
+    let read_took = asked.elapsed();
+    assert_eq!(read.status(), 503);
+    let body: serde_json::Value = read.json().await.expect("error body");
+    assert_eq!(body["error"]["code"], "SERVICE_UNAVAILABLE", "{body}");
+    // get_model's budget is 250 ms; the server gives up 250 ms past it.
+    assert!(
+        read_took < Duration::from_secs(3),
+        "the uncached read took {read_took:?}"
+    );
+
+    // An anonymous caller waits for admission at most the documented 6 s,
+    // then is admitted uncounted and served from the cache; also one that
+    // came a second later and queued behind the first one's call.
+    let anonymous = |address: &'static str| {
+        let (http, url) = (http.clone(), served.url("/api/v1/models?limit=2"));
+        tokio::spawn(async move {
+            let asked = Instant::now();
+            let status = http
+                .get(url)
+                .header("x-forwarded-for", address)
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+                .unwrap_or(0);
+            (status, asked.elapsed())
+        })
+    };
+    let first = anonymous("198.51.100.7");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let second = anonymous("198.51.100.8");
+    for (status, took) in futures_join([first, second].into_iter()).await {
+        assert_eq!(status, 200);
+        assert!(
+            took < Duration::from_millis(7500),
+            "a cached anonymous read took {took:?}"
+        );
+        println!("frozen database: cached anonymous read 200 in {took:?}");
+    }
+    println!("frozen database: uncached read 503 in {read_took:?}");
+    container.unpause().await.expect("thaw PostgreSQL");
+    eventually("reads recover", Duration::from_secs(30), async || {
+        let status = http
+            .get(served.url("/api/v1/models/openai:o3"))
+            .header("x-api-key", &internal)
+            .send()
+            .await
+            .ok()?
+            .status();
+        (status == 200).then_some(())
+    })
+    .await;
 }

@@ -29,6 +29,11 @@ const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop
 /// How long a resolved key (or the absence of one) is trusted without asking
 /// the database again: revoking a key takes effect within this time.
 pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(30);
+
+/// How long a key's check waits for the database before the request goes
+/// ahead uncounted (the fail-open bound of admission, docs/keys.md): a
+/// database that stopped answering cannot end the statement itself.
+const KEY_CHECK_TIMEOUT: Duration = crate::access::quota::ANSWER_TIMEOUT;
 /// Past this many cached keys, stale entries are dropped (and if that is not
 /// enough, all of them), so that random keys cannot grow the cache unbounded.
 const MAX_CACHED: usize = 10_000;
@@ -366,8 +371,16 @@ impl KeyStore {
         let record = match cached {
             Some(record) => record,
             None => {
-                let record = self.fetch(lookup, &hex::encode(digest)).await?;
-                self.remember(digest, record.clone());
+                // Kept from before the read: a revocation that lands during
+                // the read is seen within the TTL of it, not later.
+                let asked = Instant::now();
+                let record = tokio::time::timeout(
+                    KEY_CHECK_TIMEOUT,
+                    self.fetch(lookup, &hex::encode(digest)),
+                )
+                .await
+                .map_err(|_| anyhow::anyhow!("no answer within {KEY_CHECK_TIMEOUT:?}"))??;
+                self.remember(digest, record.clone(), asked);
                 record
             }
         };
@@ -402,7 +415,7 @@ impl KeyStore {
         }))
     }
 
-    fn remember(&self, digest: [u8; 32], record: Option<Record>) {
+    fn remember(&self, digest: [u8; 32], record: Option<Record>, fetched: Instant) {
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if cache.len() >= MAX_CACHED {
             cache.retain(|_, c| c.fetched.elapsed() < self.ttl);
@@ -410,13 +423,7 @@ impl KeyStore {
                 cache.clear();
             }
         }
-        cache.insert(
-            digest,
-            Cached {
-                record,
-                fetched: Instant::now(),
-            },
-        );
+        cache.insert(digest, Cached { record, fetched });
     }
 }
 

@@ -159,13 +159,7 @@ pub(crate) async fn rate_limit(
         .await;
     write_headers(res, &admission.decision);
     let caller = admission.caller;
-    if let Decision::Refused {
-        by, retry_after, ..
-    } = admission.decision
-    {
-        res.headers_mut()
-            .insert(RETRY_AFTER, HeaderValue::from(retry_after));
-        rate_limited(&caller, by, &admission.decision, retry_after).render(res);
+    if refused(res, &caller, &admission.decision) {
         ctrl.skip_rest();
     } else if let Some(problem) = admission.key_problem {
         ApiError::new(
@@ -178,6 +172,44 @@ pub(crate) async fn rate_limit(
     }
     depot.insert_typed(caller);
     depot.insert_typed(Client(client));
+}
+
+/// Renders a refusal (429 with `Retry-After`); false when `decision` admits.
+fn refused(res: &mut Response, caller: &Caller, decision: &Decision) -> bool {
+    let Decision::Refused {
+        by, retry_after, ..
+    } = *decision
+    else {
+        return false;
+    };
+    res.headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(retry_after));
+    rate_limited(caller, by, decision, retry_after).render(res);
+    true
+}
+
+/// Admits a request outside `/api/v1` that makes the database work (a feed
+/// or the dump not served from the response cache) against the caller's
+/// plan, as an API request is: false when it was refused (429 with
+/// `Retry-After`, or a bad `X-Forwarded-For`), the answer written. A key that
+/// does not work counts as no key: feed readers keep their URLs for years.
+pub(crate) async fn admit_work(req: &Request, depot: &mut Depot, res: &mut Response) -> bool {
+    let access = access(depot);
+    let client = match client_addr(req, access.trusted_proxies()) {
+        Ok(client) => client,
+        Err(err) => {
+            err.render(res);
+            return false;
+        }
+    };
+    let credential = credential_from(req.headers(), req.uri().query());
+    let admission = access
+        .admit(credential.as_deref(), client, KeyPolicy::Lenient)
+        .await;
+    let refused = refused(res, &admission.caller, &admission.decision);
+    depot.insert_typed(admission.caller);
+    depot.insert_typed(Client(client));
+    !refused
 }
 
 fn write_headers(res: &mut Response, decision: &Decision) {

@@ -21,6 +21,7 @@ use salvo::http::HeaderMap;
 
 use self::keys::{KeyStatus, KeyStore, ValidKey};
 use crate::access::quota::{Accountant, Decision, Subject};
+use crate::telemetry::Throttle;
 
 /// What to do with a key that does not work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,7 +148,14 @@ impl Access {
             Some(key) => match self.keys.resolve(key).await {
                 Ok(status) => Some(status),
                 Err(err) => {
-                    tracing::warn!(error = %format!("{err:#}"), "could not check an API key; admitting uncounted");
+                    static LOG: Throttle = Throttle::new(Duration::from_secs(10));
+                    if let Some(suppressed) = LOG.admit() {
+                        tracing::warn!(
+                            error = %format!("{err:#}"),
+                            suppressed,
+                            "could not check an API key; admitting uncounted (logged at most once per 10 s)"
+                        );
+                    }
                     return Admission {
                         caller: Caller::Anonymous(client),
                         decision: Decision::Unaccounted,

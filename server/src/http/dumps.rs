@@ -3,7 +3,7 @@
 
 use salvo::prelude::*;
 
-use super::caching::{etag, send_cached};
+use super::cache::{etag, send_cached};
 use crate::error::ApiError;
 use crate::service::params::Query;
 use crate::service::respond::read;

@@ -6,11 +6,11 @@
 use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use salvo::prelude::*;
 
-use super::caching::send_envelope;
+use super::cache::send_envelope;
 use crate::error::ApiError;
 use crate::service::operations::{Operation, Post, Read};
 use crate::service::params::{Query, check_model_id};
-use crate::service::{OPENAPI_JSON, body, estimate, state};
+use crate::service::{body, estimate, state};
 
 /// The largest body a POST endpoint reads.
 const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -120,10 +120,14 @@ impl Answer for PostEndpoint {
 }
 
 #[handler]
-pub(super) async fn openapi(req: &mut Request, res: &mut Response) -> Result<(), ApiError> {
+pub(super) async fn openapi(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), ApiError> {
     Query::parse(req.uri().query(), &[])?;
     let _ = res.add_header(CONTENT_TYPE, "application/json", true);
     let _ = res.add_header(CACHE_CONTROL, "public, max-age=3600", true);
-    let _ = res.write_body(OPENAPI_JSON.as_bytes().to_vec());
+    res.body = salvo::http::ResBody::Once(state(depot).openapi.clone());
     Ok(())
 }

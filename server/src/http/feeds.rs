@@ -9,7 +9,7 @@ use time::format_description::well_known::{Rfc2822, Rfc3339};
 use time::macros::format_description;
 use time::{Date, OffsetDateTime};
 
-use super::caching::{etag, send_cached};
+use super::cache::{etag, send_cached};
 use crate::error::ApiError;
 use crate::service::changes::{FEED_PARAMS, Filters};
 use crate::service::params::Query;
@@ -32,13 +32,8 @@ struct Feed {
 async fn load(req: &Request, depot: &Depot) -> Result<(Feed, String), ApiError> {
     let q = Query::parse(req.uri().query(), FEED_PARAMS)?;
     let result = Filters::parse(&q, FEED_LIMIT)?.fetch(state(depot)).await?;
-    let host = req
-        .headers()
-        .get("host")
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
     let feed = Feed {
-        base: format!("http://{host}"),
+        base: state(depot).public_url.to_string(),
         publish: result["publish"].as_i64().unwrap_or_default(),
         as_of: result["as_of"]
             .as_str()
@@ -152,8 +147,9 @@ fn xml_escape(s: &str) -> String {
     out
 }
 
+/// The RSS document: every text in it escaped, the configured base URL too.
 fn rss(feed: &Feed) -> String {
-    let base = &feed.base;
+    let base = xml_escape(&feed.base);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str("<rss version=\"2.0\" xmlns:atom=\"http://www.w3.org/2005/Atom\">\n<channel>\n");
     out.push_str(&format!("<title>{}</title>\n", xml_escape(TITLE)));
@@ -174,7 +170,7 @@ fn rss(feed: &Feed) -> String {
         out.push_str(&format!("<title>{}</title>\n", xml_escape(&title(e))));
         out.push_str(&format!(
             "<link>{}</link>\n",
-            xml_escape(&model_url(base, e))
+            xml_escape(&model_url(&feed.base, e))
         ));
         out.push_str(&format!(
             "<guid isPermaLink=\"false\">pricing-event-{}</guid>\n",

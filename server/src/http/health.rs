@@ -70,5 +70,6 @@ pub(super) async fn healthz(depot: &mut Depot, res: &mut Response) {
         "quota_accounting": state.access.accountant().stats(),
         "response_cache": state.cache.stats(),
         "last_sync": last_sync,
+        "embedded_database": state.embedded.as_ref().map(|s| s.stats()),
     })));
 }

@@ -2,7 +2,8 @@
 //! feeds and dump, health, the browser pages, and the hoops of every request
 //! (access log, CORS, the JSON error catcher) that `crate::app` mounts.
 
-pub mod caching;
+pub(crate) mod bounds;
+pub mod cache;
 pub(crate) mod cors;
 mod demo;
 mod dumps;
@@ -22,7 +23,6 @@ use salvo::routing::filters::{self, Filter as _};
 use self::endpoints::{Answering, Endpoint};
 use crate::access::{Caller, limits};
 use crate::error::{ApiError, ErrorCode};
-use crate::service::cache;
 use crate::service::operations::{Kind, OPERATIONS};
 
 /// The REST routes (and the browser pages): the GET of every read operation
@@ -99,7 +99,7 @@ pub(crate) async fn access_log(
     let query = redact_query(req.uri().query().unwrap_or(""));
     tracing::info!(
         method = %req.method(),
-        path = %crate::error::shorten(req.uri().path(), MAX_LOGGED_CHARS),
+        path = %crate::error::shorten(&redact_path(req.uri().path()), MAX_LOGGED_CHARS),
         query = %crate::error::shorten(&query, MAX_LOGGED_CHARS),
         status = res.status_code.unwrap_or(StatusCode::OK).as_u16(),
         micros = started.elapsed().as_micros() as u64,
@@ -109,31 +109,59 @@ pub(crate) async fn access_log(
     );
 }
 
-/// Replaces with `REDACTED` the value of every parameter that is `key` once
-/// decoded (`k%65y` too: the server would take it as the key) or whose value
-/// looks like a key, whatever the parameter.
+/// The query as logged: the value of every parameter that is `key` once
+/// decoded (`k%65y` too: the server would take it as the key) or whose decoded
+/// name or value holds a key's prefix anywhere is `REDACTED`, whichever of `&`
+/// and `;` separates the parameters (a client's `;` must not smuggle a key
+/// past this). A query that does not decode to text is not logged at all.
 fn redact_query(query: &str) -> String {
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            let Some((raw_name, _)) = pair.split_once('=') else {
-                return pair.to_owned();
-            };
-            let secret = form_urlencoded::parse(pair.as_bytes()).any(|(name, value)| {
-                name == "key"
-                    || value
-                        .trim_start()
-                        .starts_with(crate::access::keys::KEY_PREFIX)
-            });
-            if secret {
-                format!("{raw_name}=REDACTED")
-            } else {
-                pair.to_owned()
-            }
+    let mut out = String::with_capacity(query.len());
+    for piece in query.split_inclusive(['&', ';']) {
+        let (pair, separator) = match piece.char_indices().last() {
+            Some((at, c @ ('&' | ';'))) => (&piece[..at], Some(c)),
+            _ => (piece, None),
+        };
+        let Some(decoded) = decode(pair) else {
+            return format!(
+                "[query of {} bytes not logged: not text once decoded]",
+                query.len()
+            );
+        };
+        let (raw_name, name) = match (pair.split_once('='), decoded.split_once('=')) {
+            (Some((raw, _)), Some((name, _))) => (raw, name),
+            _ => (pair, decoded.as_str()),
+        };
+        let prefix = crate::access::keys::KEY_PREFIX;
+        if name.contains(prefix) {
+            out.push_str("REDACTED");
+        } else if name == crate::access::KEY_PARAM || decoded.contains(prefix) {
+            out.push_str(raw_name);
+            out.push_str("=REDACTED");
+        } else {
+            out.push_str(pair);
+        }
+        out.extend(separator);
+    }
+    out
+}
+
+/// The path as logged: a segment that holds a key's prefix once decoded is
+/// `REDACTED` (a key pasted into a URL's path).
+fn redact_path(path: &str) -> String {
+    path.split('/')
+        .map(|segment| match decode(segment) {
+            Some(text) if !text.contains(crate::access::keys::KEY_PREFIX) => segment,
+            _ => "REDACTED",
         })
         .collect::<Vec<_>>()
-        .join("&")
+        .join("/")
+}
+
+/// `text` with `+` as a space and its percent escapes decoded; `None` when
+/// the bytes are not UTF-8.
+fn decode(text: &str) -> Option<String> {
+    let spaced = text.replace('+', " ");
+    String::from_utf8(percent_encoding::percent_decode_str(&spaced).collect::<Vec<u8>>()).ok()
 }
 
 /// Renders statuses no handler wrote a body for (unknown path, wrong method) as
@@ -169,7 +197,7 @@ pub(crate) async fn json_errors(req: &Request, res: &mut Response, ctrl: &mut Fl
 
 #[cfg(test)]
 mod tests {
-    use super::redact_query;
+    use super::{redact_path, redact_query};
 
     #[test]
     fn key_parameters_are_redacted_from_logged_queries() {
@@ -189,5 +217,24 @@ mod tests {
         );
         assert_eq!(redact_query("token=pr%5Flive%5Fsecret"), "token=REDACTED");
         assert_eq!(redact_query("key"), "key");
+    }
+
+    #[test]
+    fn a_key_is_redacted_whatever_separates_it_and_undecodable_queries_are_not_logged() {
+        assert_eq!(
+            redact_query("limit=1;key=pr_live_secret"),
+            "limit=1;key=REDACTED"
+        );
+        assert_eq!(redact_query("q=a;b=pr_live_s&c=1"), "q=a;b=REDACTED&c=1");
+        assert_eq!(redact_query("x=1%3Bkey%3Dpr_live_s"), "x=REDACTED");
+        assert_eq!(redact_query("pr_live_secret"), "REDACTED");
+        assert_eq!(
+            redact_path("/api/v1/models/pr_live_s/history"),
+            "/api/v1/models/REDACTED/history"
+        );
+        assert_eq!(
+            redact_query("q=%FF%FE"),
+            "[query of 8 bytes not logged: not text once decoded]"
+        );
     }
 }

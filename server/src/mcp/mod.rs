@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 
 use crate::access::limits::{McpClient, mcp_client, rate_limited};
 use crate::access::quota::Decision;
-use crate::error::{ApiError, ErrorCode, shorten};
+use crate::error::{ApiError, ErrorCode, excerpt, shorten};
 use crate::service::operations::{Kind, OPERATIONS, Operation, Read};
 use crate::service::params::{Query, check_model_id};
 use crate::service::respond::envelope;
@@ -237,7 +237,7 @@ impl PricingMcp {
             }
             None => Err(ApiError::new(
                 ErrorCode::NotFound,
-                format!("no tool named {tool}"),
+                format!("no tool named {}", excerpt(tool)),
                 "call tools/list for the tools this server has",
             )),
         }
@@ -275,6 +275,11 @@ const MAX_MCP_BODY_BYTES: usize = 256 * 1024;
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// The longest method, tool name or string id read: every real one is far
+/// shorter, and a longer one is refused without being echoed whole.
+const MAX_NAME_CHARS: usize = 128;
 
 /// A JSON-RPC error answer to a message the MCP layer is not given.
 struct Refusal {
@@ -285,6 +290,19 @@ struct Refusal {
 }
 
 impl Refusal {
+    /// The JSON-RPC error as one line of the stdio transport.
+    fn line(&self) -> Vec<u8> {
+        let mut line = json!({
+            "jsonrpc": "2.0",
+            "id": self.id,
+            "error": {"code": self.code, "message": self.message},
+        })
+        .to_string()
+        .into_bytes();
+        line.push(b'\n');
+        line
+    }
+
     /// A message that is not a valid JSON-RPC request: HTTP 400 (Streamable
     /// HTTP's answer to input it cannot accept) with an error without id.
     fn invalid(code: i64, message: impl Into<String>) -> Self {
@@ -338,14 +356,33 @@ fn check_message(body: &[u8]) -> Result<(), Refusal> {
         ));
     };
     let id = match message.get("id") {
-        None => return Ok(()),
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        None => None,
+        Some(Value::String(id)) if id.chars().count() <= MAX_NAME_CHARS => {
+            Some(Value::String(id.clone()))
+        }
+        // MCP's request ids are strings or integers (1.5 and 2^64 are neither)
+        Some(id @ Value::Number(n)) if n.is_i64() => Some(id.clone()),
         Some(_) => {
             return Err(Refusal::invalid(
                 INVALID_REQUEST,
-                "invalid request: `id` must be a string or a number (MCP does not allow null)",
+                format!(
+                    "invalid request: `id` must be a string of at most {MAX_NAME_CHARS} characters \
+                     or an integer of 64 bits (MCP allows neither null nor fractions)"
+                ),
             ));
         }
+    };
+    if method.chars().count() > MAX_NAME_CHARS {
+        // no method is that long; its name is not echoed whole
+        return Err(Refusal {
+            status: StatusCode::OK,
+            id: id.unwrap_or(Value::Null),
+            code: METHOD_NOT_FOUND,
+            message: format!("method not found: {}", excerpt(method)),
+        });
+    }
+    let Some(id) = id else {
+        return Ok(());
     };
     if method == "tools/call" {
         let params = message.get("params").and_then(Value::as_object);
@@ -353,6 +390,13 @@ fn check_message(body: &[u8]) -> Result<(), Refusal> {
             None => Some("`params` must be an object with the tool's `name` and `arguments`"),
             Some(p) if !p.get("name").is_some_and(Value::is_string) => {
                 Some("`params.name` must be the tool's name, a string")
+            }
+            Some(p)
+                if p["name"]
+                    .as_str()
+                    .is_some_and(|n| n.chars().count() > MAX_NAME_CHARS) =>
+            {
+                Some("`params.name` is longer than any tool's name: call tools/list")
             }
             Some(p) if p.get("arguments").is_some_and(|a| !a.is_object()) => {
                 Some("`params.arguments` must be an object")
@@ -399,6 +443,86 @@ async fn jsonrpc_guard(
     }
     req.replace_body(salvo::http::ReqBody::Once(bytes));
     ctrl.call_next(req, depot, res).await;
+}
+
+/// The stdio transport of `pricing mcp --stdio` (newline-delimited JSON-RPC),
+/// as a pair for the MCP service to read and write: every line of stdin is
+/// checked by the same rules as a message posted to `/mcp` (at most
+/// [`MAX_MCP_BODY_BYTES`], one valid JSON-RPC 2.0 message), a line that is not
+/// is answered on stdout with its JSON-RPC error, the rest reach the service;
+/// its answers and those errors are written to stdout one whole line at a
+/// time. Stdin's end ends the service.
+pub fn stdio_transport() -> (tokio::io::DuplexStream, tokio::io::DuplexStream) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+    let (mut to_service, service_in) = tokio::io::duplex(MAX_MCP_BODY_BYTES);
+    let (service_out, from_service) = tokio::io::duplex(MAX_MCP_BODY_BYTES);
+    let (lines, mut written) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
+    tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(line) = written.recv().await {
+            if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let answers = lines.clone();
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(from_service).split(b'\n');
+        while let Ok(Some(mut line)) = reader.next_segment().await {
+            line.push(b'\n');
+            if answers.send(line).await.is_err() {
+                break;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut stdin = BufReader::new(tokio::io::stdin());
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let limit = MAX_MCP_BODY_BYTES as u64 + 1;
+            match (&mut stdin).take(limit).read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let outcome = if line.len() > MAX_MCP_BODY_BYTES {
+                // the rest of the overlong line is read and dropped
+                while !line.ends_with(b"\n") {
+                    line.clear();
+                    match (&mut stdin).take(limit).read_until(b'\n', &mut line).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                }
+                Err(Refusal::invalid(
+                    INVALID_REQUEST,
+                    format!("invalid request: a message has at most {MAX_MCP_BODY_BYTES} bytes"),
+                ))
+            } else if line.trim_ascii().is_empty() {
+                continue;
+            } else {
+                check_message(line.trim_ascii())
+            };
+            match outcome {
+                Ok(()) => {
+                    if !line.ends_with(b"\n") {
+                        line.push(b'\n');
+                    }
+                    if to_service.write_all(&line).await.is_err() {
+                        break;
+                    }
+                }
+                Err(refusal) => {
+                    if lines.send(refusal.line()).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        // stdin ended: the service sees its input end and stops
+        let _ = to_service.shutdown().await;
+    });
+    (service_in, service_out)
 }
 
 /// The route `/mcp`: the client address recorded for the tool calls'

@@ -111,8 +111,7 @@ pub async fn publish(
     for row in &bad {
         tracing::warn!(row = %row.row, reason = %row.reason, "left out");
     }
-    let as_of = options.at.unwrap_or_else(OffsetDateTime::now_utc);
-    let summary = write(client, snapshot, &staged, as_of, options.guard).await?;
+    let (as_of, summary) = write(client, snapshot, &staged, options.at, options.guard).await?;
     Ok(Report {
         as_of,
         skipped: bad,
@@ -126,14 +125,23 @@ fn json_list(list: Option<&[String]>) -> Option<String> {
     list.map(|l| serde_json::Value::from(l).to_string())
 }
 
+/// Writes the publish in one transaction; returns its time (`at`, else the
+/// time the publish lock was taken: after every publish that held it before)
+/// and its summary.
 async fn write(
     client: &mut Client,
     snapshot: &Snapshot,
     staged: &Staged,
-    as_of: OffsetDateTime,
+    at: Option<OffsetDateTime>,
     guard: Option<Guard>,
-) -> Result<serde_json::Value, PublishError> {
+) -> Result<(OffsetDateTime, serde_json::Value), PublishError> {
     let tx = client.transaction().await.map_err(anyhow::Error::from)?;
+    let locked: OffsetDateTime = tx
+        .query_one("select publish.lock()", &[])
+        .await
+        .map_err(anyhow::Error::from)?
+        .get(0);
+    let as_of = at.unwrap_or(locked);
     if guard.is_some() {
         tx.execute(
             "create temp table guard_before on commit drop as
@@ -148,7 +156,7 @@ async fn write(
         check_guard(&tx, as_of, guard).await?;
     }
     tx.commit().await.map_err(anyhow::Error::from)?;
-    Ok(summary)
+    Ok((as_of, summary))
 }
 
 /// Refuses the publish in `tx` when it took away or moved more than `guard` allows.

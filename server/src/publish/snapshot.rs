@@ -351,7 +351,7 @@ impl Snapshot {
             } else {
                 bad.push(BadRow {
                     row: format!("providers: {}", p.slug),
-                    reason: "the slug must be unique and lowercase [a-z0-9-]".into(),
+                    reason: "the slug must be unique, lowercase [a-z0-9-] and start with a letter or digit (at most 128 characters)".into(),
                 });
             }
         }
@@ -609,18 +609,40 @@ fn stage_limits(
     }
 }
 
+/// A provider slug: `[a-z0-9][a-z0-9-]*`, at most [`MAX_SLUG_CHARS`] characters.
 fn valid_slug(slug: &str) -> bool {
-    let mut bytes = slug.bytes();
-    bytes
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && bytes.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+    slug_of(slug, b"-")
 }
+
+/// A model slug (docs/snapshot-format.md, section 5): `[a-z0-9][a-z0-9.-]*`,
+/// at most [`MAX_SLUG_CHARS`] characters.
+fn valid_model_slug(slug: &str) -> bool {
+    slug_of(slug, b"-.")
+}
+
+/// Lowercase letters, digits and `others`, starting with a letter or digit,
+/// at most [`MAX_SLUG_CHARS`] characters.
+fn slug_of(slug: &str, others: &[u8]) -> bool {
+    let letter_or_digit = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let mut bytes = slug.bytes();
+    slug.len() <= MAX_SLUG_CHARS
+        && bytes.next().is_some_and(letter_or_digit)
+        && bytes.all(|c| letter_or_digit(c) || others.contains(&c))
+}
+
+/// The longest slug a publish takes.
+const MAX_SLUG_CHARS: usize = 128;
 
 fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, String> {
     let Some((provider, slug)) = m.id.split_once(':') else {
         return Err("the id has the form <provider_slug>:<model_slug>".into());
     };
+    if !valid_model_slug(slug) {
+        return Err(format!(
+            "the model slug must be lowercase [a-z0-9.-], start with a letter or digit and have \
+             at most {MAX_SLUG_CHARS} characters"
+        ));
+    }
     if provider != m.provider || !providers.contains(provider) || slug.is_empty() {
         return Err(format!(
             "provider `{}` is not a provider of the snapshot, or not the id's prefix",

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use salvo::http::ParseError;
+use salvo::http::header::CONTENT_LENGTH;
 use salvo::prelude::Request;
 
 use crate::error::{ApiError, ErrorCode};
@@ -17,15 +18,27 @@ use crate::error::{ApiError, ErrorCode};
 /// How long a client may take to send a whole request body.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The body of `req`, at most `max` bytes, arrived within [`BODY_TIMEOUT`].
+/// The body of `req`, at most `max` bytes, arrived within [`BODY_TIMEOUT`]. A
+/// `Content-Length` above `max` is refused at once, before any byte is read.
 pub async fn read(req: &mut Request, max: usize) -> Result<Bytes, ApiError> {
-    match tokio::time::timeout(BODY_TIMEOUT, req.payload_with_max_size(max)).await {
-        Ok(Ok(bytes)) => Ok(bytes.clone()),
-        Ok(Err(ParseError::PayloadTooLarge)) => Err(ApiError::invalid(
+    let too_large = || {
+        ApiError::invalid(
             "body",
             format!("the body is larger than {max} bytes"),
             &format!("a JSON object of at most {max} bytes"),
-        )),
+        )
+    };
+    let announced = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if announced.is_some_and(|n| n > max as u64) {
+        return Err(too_large());
+    }
+    match tokio::time::timeout(BODY_TIMEOUT, req.payload_with_max_size(max)).await {
+        Ok(Ok(bytes)) => Ok(bytes.clone()),
+        Ok(Err(ParseError::PayloadTooLarge)) => Err(too_large()),
         Ok(Err(err)) if is_malformed(&err) => Err(ApiError::invalid(
             "body",
             "the body is malformed: its chunked transfer encoding could not be read",

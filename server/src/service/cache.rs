@@ -1,50 +1,35 @@
-//! The in-process response cache of cacheable GETs (docs/api.md, "Caching").
+//! The in-process cache of what a publish computed (docs/api.md, "Caching"):
+//! transport-free. It keeps two kinds of entries under one bound in entries
+//! and bytes (the oldest go first), each with the publish generation and the
+//! UTC day it was computed in: JSON values (the results of MCP tool calls,
+//! keyed by tool and arguments, and the prices of estimates, keyed by the
+//! models asked for) and [`Representation`]s, the finished bodies of GET
+//! answers that `crate::http::cache` keys by request and serves again.
 //!
-//! A `200` answer of a data endpoint under `/api/v1`, of a feed or of the dump
-//! is kept in memory, keyed by the host, the request path and its query with
-//! the parameters sorted and the API key left out, together with the publish
-//! generation and the UTC day it was computed in. MCP tool calls keep their
-//! results the same way, keyed by tool and arguments, and estimates their
-//! prices, keyed by the models asked for. An HTTP answer is served again,
-//! pre-compressed (gzip, br) when the client accepts it, until the generation
-//! changes: the server LISTENs on channel
+//! Entries live until the generation changes: the server LISTENs on channel
 //! `pricing_publish` (publish.apply notifies it) on a dedicated connection and
 //! bumps the generation on every notification and on every (re)connection,
 //! since a notification may have been missed while the connection was down.
-//! While that connection is down the cache is not used at all.
-//!
-//! Hits still pass the rate-limit hoop (it runs first), answer `304` on
-//! `If-None-Match` and carry `X-Cache: hit` (misses `X-Cache: miss`).
-//! The cache is bounded in entries and bytes; the oldest entries go first.
+//! While that connection is down the cache is not used at all, and the
+//! listener reconnects with a growing delay (1 s doubling to 10 s) logging
+//! the loss once per outage, not once per attempt.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use salvo::http::header::{
-    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_ENCODING, CONTENT_TYPE, ETAG,
-    HOST, HeaderName, HeaderValue, IF_NONE_MATCH, VARY,
-};
-use salvo::http::{Method, ResBody, StatusCode};
-use salvo::prelude::*;
 use serde_json::Value;
 use tokio_postgres::{AsyncMessage, Config, NoTls};
-
-use super::state::state;
 
 /// The notification channel publish.apply notifies with the new publish id.
 pub const CHANNEL: &str = "pricing_publish";
 
-const X_CACHE: HeaderName = HeaderName::from_static("x-cache");
-
-/// Bodies shorter than this are not compressed.
-const COMPRESS_MIN_BYTES: usize = 512;
-
-/// How long the listener waits before reconnecting.
+/// How long the listener waits before its first reconnection; each failed
+/// attempt doubles it, up to [`MAX_RECONNECT_DELAY`].
 const RECONNECT_DELAY: Duration = Duration::from_secs(1);
+const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(10);
 
 /// Bounds of the cache.
 #[derive(Debug, Clone, Copy)]
@@ -64,20 +49,27 @@ impl Default for Limits {
     }
 }
 
-/// A cached HTTP answer.
-#[derive(Debug)]
-struct Entry {
-    etag: HeaderValue,
-    content_type: HeaderValue,
-    cache_control: HeaderValue,
-    /// The dump's file name.
-    disposition: Option<HeaderValue>,
-    identity: Bytes,
-    gzip: Option<Bytes>,
-    br: Option<Bytes>,
+/// The finished body of a GET answer with the headers that describe it, in
+/// every encoding it is kept in.
+#[derive(Debug, Clone)]
+pub struct Representation {
+    /// `ETag`.
+    pub etag: String,
+    /// `Content-Type`.
+    pub content_type: String,
+    /// `Cache-Control`.
+    pub cache_control: String,
+    /// `Content-Disposition` (the dump's file name).
+    pub disposition: Option<String>,
+    /// The body as computed.
+    pub identity: Bytes,
+    /// The body gzip-compressed, when worth it.
+    pub gzip: Option<Bytes>,
+    /// The body brotli-compressed, when worth it.
+    pub br: Option<Bytes>,
 }
 
-impl Entry {
+impl Representation {
     fn size(&self) -> usize {
         self.identity.len()
             + self.gzip.as_ref().map_or(0, Bytes::len)
@@ -123,8 +115,8 @@ impl<V> Default for Store<V> {
 /// Both stores, under one lock and one set of bounds.
 #[derive(Debug, Default)]
 struct Stores {
-    /// HTTP answers (REST GETs).
-    http: Store<Entry>,
+    /// Finished GET answers.
+    http: Store<Arc<Representation>>,
     /// JSON values: results of MCP tool calls (the REST envelopes) and the
     /// prices of estimates.
     values: Store<Value>,
@@ -181,8 +173,41 @@ impl ResponseCache {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn enabled(&self) -> bool {
+    /// Whether the cache is in use (its listener is connected).
+    pub fn enabled(&self) -> bool {
         self.listening.load(Ordering::SeqCst)
+    }
+
+    /// The generation now: an answer computed from here on is kept under it.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// The representation kept under `key` for this generation and `day`.
+    pub fn representation(&self, key: &str, day: time::Date) -> Option<Arc<Representation>> {
+        self.get(|s| &s.http, key, day).map(|hit| hit.value.clone())
+    }
+
+    /// Keeps `value` under `key`, computed in `generation` on `day` (dropped
+    /// when the generation has moved on since).
+    pub fn keep_representation(
+        &self,
+        key: String,
+        generation: u64,
+        day: time::Date,
+        value: Representation,
+    ) {
+        let size = value.size();
+        self.insert(
+            |s| &mut s.http,
+            key,
+            Cached {
+                generation,
+                day,
+                size,
+                value: Arc::new(value),
+            },
+        );
     }
 
     /// The newest publish on the primary, while the listener is connected
@@ -310,19 +335,40 @@ impl ResponseCache {
     }
 
     /// Keeps the generation current: LISTENs on [`CHANNEL`] over a dedicated
-    /// connection, reconnecting after [`RECONNECT_DELAY`] when it is lost.
+    /// connection, reconnecting when it is lost after [`RECONNECT_DELAY`],
+    /// doubled after each failed attempt up to [`MAX_RECONNECT_DELAY`].
     pub async fn listen(self: Arc<Self>, config: Config) {
+        let mut delay = RECONNECT_DELAY;
+        // Whether the outage under way was logged: one line when it begins
+        // (and an info line when the listener is back), none per attempt.
+        let mut logged = false;
         loop {
-            if let Err(err) = self.listen_once(&config).await {
-                tracing::warn!(error = %format!("{err:#}"), "publish listener: connection lost");
+            let mut connected = false;
+            let outcome = self.listen_once(&config, &mut connected).await;
+            if connected {
+                // A session was up: its loss begins a new outage.
+                delay = RECONNECT_DELAY;
+                logged = false;
+            }
+            if let Err(err) = outcome
+                && !logged
+            {
+                tracing::warn!(
+                    error = %format!("{err:#}"),
+                    "publish listener: connection lost; response cache off, reconnecting with backoff"
+                );
+                logged = true;
             }
             self.listening.store(false, Ordering::SeqCst);
             self.bump();
-            tokio::time::sleep(RECONNECT_DELAY).await;
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(MAX_RECONNECT_DELAY);
         }
     }
 
-    async fn listen_once(&self, config: &Config) -> anyhow::Result<()> {
+    /// One connection's life: connect, LISTEN, bump on every notification.
+    /// `connected` is set once the LISTEN is in place.
+    async fn listen_once(&self, config: &Config, connected: &mut bool) -> anyhow::Result<()> {
         let mut config = config.clone();
         config
             .application_name("pricing-listen")
@@ -367,6 +413,7 @@ impl ResponseCache {
         self.heard(publish);
         self.bump();
         self.listening.store(true, Ordering::SeqCst);
+        *connected = true;
         tracing::info!(publish = ?publish, "publish listener: listening");
         loop {
             tokio::select! {
@@ -384,210 +431,6 @@ impl ResponseCache {
     }
 }
 
-/// The cache key: host (the feeds link to it), path and query parameters
-/// sorted, the `key` parameter left out.
-fn cache_key(req: &Request) -> String {
-    let mut pairs: Vec<(String, String)> =
-        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
-            .filter(|(name, _)| name != "key")
-            .map(|(n, v)| (n.into_owned(), v.into_owned()))
-            .collect();
-    pairs.sort();
-    let host = req
-        .headers()
-        .get(HOST)
-        .map_or(&b""[..], HeaderValue::as_bytes);
-    let mut key = String::from_utf8_lossy(host).into_owned();
-    key.push_str(req.uri().path());
-    key.push('?');
-    key.push_str(
-        &form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(pairs)
-            .finish(),
-    );
-    key
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Encoding {
-    Identity,
-    Gzip,
-    Br,
-}
-
-/// The best encoding the client accepts (br, then gzip), by `Accept-Encoding`.
-fn negotiate(req: &Request) -> Encoding {
-    let mut gzip = false;
-    let mut br = false;
-    for value in req.headers().get_all(ACCEPT_ENCODING) {
-        for item in value.to_str().unwrap_or("").split(',') {
-            let mut parts = item.split(';');
-            let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let refused = parts.any(|p| {
-                p.trim()
-                    .strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .is_some_and(|q| q <= 0.0)
-            });
-            if refused {
-                continue;
-            }
-            match coding.as_str() {
-                "gzip" | "x-gzip" => gzip = true,
-                "br" => br = true,
-                "*" => {
-                    gzip = true;
-                    br = true;
-                }
-                _ => {}
-            }
-        }
-    }
-    if br {
-        Encoding::Br
-    } else if gzip {
-        Encoding::Gzip
-    } else {
-        Encoding::Identity
-    }
-}
-
-fn gzip(body: &[u8]) -> Option<Bytes> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
-    enc.write_all(body).ok()?;
-    enc.finish().ok().map(Bytes::from)
-}
-
-fn brotli(body: &[u8]) -> Option<Bytes> {
-    let mut out = Vec::new();
-    {
-        let mut enc = brotli::CompressorWriter::new(&mut out, 4096, 5, 22);
-        enc.write_all(body).ok()?;
-        enc.flush().ok()?;
-    }
-    Some(Bytes::from(out))
-}
-
-fn if_none_match(req: &Request, etag: &HeaderValue) -> bool {
-    let Ok(etag) = etag.to_str() else {
-        return false;
-    };
-    req.headers()
-        .get_all(IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
-}
-
-/// Writes a cached entry as the response (status 200 or 304).
-fn answer(req: &Request, res: &mut Response, entry: &Entry, hit: bool) {
-    let headers = res.headers_mut();
-    headers.insert(ETAG, entry.etag.clone());
-    headers.insert(CACHE_CONTROL, entry.cache_control.clone());
-    headers.insert(
-        X_CACHE,
-        HeaderValue::from_static(if hit { "hit" } else { "miss" }),
-    );
-    headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
-    if if_none_match(req, &entry.etag) {
-        res.status_code(StatusCode::NOT_MODIFIED);
-        res.body = ResBody::None;
-        return;
-    }
-    res.status_code(StatusCode::OK);
-    let (body, coding) = match negotiate(req) {
-        Encoding::Br if entry.br.is_some() => (entry.br.clone(), Some("br")),
-        Encoding::Br | Encoding::Gzip if entry.gzip.is_some() => (entry.gzip.clone(), Some("gzip")),
-        _ => (None, None),
-    };
-    let headers = res.headers_mut();
-    headers.insert(CONTENT_TYPE, entry.content_type.clone());
-    if let Some(disposition) = &entry.disposition {
-        headers.insert(CONTENT_DISPOSITION, disposition.clone());
-    }
-    match (body, coding) {
-        (Some(body), Some(coding)) => {
-            headers.insert(CONTENT_ENCODING, HeaderValue::from_static(coding));
-            res.body = ResBody::Once(body);
-        }
-        _ => {
-            headers.remove(CONTENT_ENCODING);
-            res.body = ResBody::Once(entry.identity.clone());
-        }
-    }
-}
-
-/// The cache hoop of the cacheable GET routes.
-#[handler]
-pub(crate) async fn response_cache(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-    ctrl: &mut FlowCtrl,
-) {
-    let cache = state(depot).cache.clone();
-    if !matches!(*req.method(), Method::GET | Method::HEAD) || !cache.enabled() {
-        ctrl.call_next(req, depot, res).await;
-        return;
-    }
-    let key = cache_key(req);
-    let day = time::OffsetDateTime::now_utc().date();
-    if let Some(hit) = cache.get(|s| &s.http, &key, day) {
-        answer(req, res, &hit.value, true);
-        ctrl.skip_rest();
-        return;
-    }
-    let generation = cache.generation.load(Ordering::SeqCst);
-    // The handler answers 304 itself on If-None-Match; ask it for the body so
-    // that it can be cached, and decide on 304 here.
-    let inm = req.headers_mut().remove(IF_NONE_MATCH);
-    ctrl.call_next(req, depot, res).await;
-    if let Some(inm) = inm {
-        req.headers_mut().insert(IF_NONE_MATCH, inm);
-    }
-    if res.status_code.unwrap_or(StatusCode::OK) != StatusCode::OK {
-        return;
-    }
-    let identity = match &res.body {
-        ResBody::Once(bytes) => bytes.clone(),
-        _ => return,
-    };
-    let header = |name| res.headers().get(name).cloned();
-    let (Some(etag), Some(content_type), Some(cache_control)) =
-        (header(ETAG), header(CONTENT_TYPE), header(CACHE_CONTROL))
-    else {
-        return;
-    };
-    let (gzip, br) = if identity.len() >= COMPRESS_MIN_BYTES {
-        (gzip(&identity), brotli(&identity))
-    } else {
-        (None, None)
-    };
-    let entry = Entry {
-        etag,
-        content_type,
-        cache_control,
-        disposition: header(CONTENT_DISPOSITION),
-        identity,
-        gzip,
-        br,
-    };
-    answer(req, res, &entry, false);
-    let size = entry.size();
-    cache.insert(
-        |s| &mut s.http,
-        key,
-        Cached {
-            generation,
-            day,
-            size,
-            value: entry,
-        },
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -600,29 +443,19 @@ mod tests {
         });
         let day = time::OffsetDateTime::now_utc().date();
         let put = |key: &str, n: usize| {
-            let value = Entry {
-                etag: HeaderValue::from_static("\"e\""),
-                content_type: HeaderValue::from_static("application/json"),
-                cache_control: HeaderValue::from_static("public"),
+            let value = Representation {
+                etag: "\"e\"".into(),
+                content_type: "application/json".into(),
+                cache_control: "public".into(),
                 disposition: None,
                 identity: Bytes::from(vec![b'x'; n]),
                 gzip: None,
                 br: None,
             };
-            let size = value.size();
-            cache.insert(
-                |s| &mut s.http,
-                key.into(),
-                Cached {
-                    // computed in the first generation: after a bump, too old
-                    generation: 0,
-                    day,
-                    size,
-                    value,
-                },
-            );
+            // computed in the first generation: after a bump, too old
+            cache.keep_representation(key.into(), 0, day, value);
         };
-        let has = |key: &str| cache.get(|s| &s.http, key, day).is_some();
+        let has = |key: &str| cache.representation(key, day).is_some();
         put("a", 10);
         put("b", 10);
         put("c", 10);

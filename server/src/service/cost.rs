@@ -137,18 +137,26 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
         region,
         when: body.minute_of_week.map_or(When::Unknown, When::At),
     };
-    let tokens = read_usage(&body.usage, body.usage_format.as_deref()).map_err(|e| {
+    let tokens = read_usage(&body.usage, body.usage_format.as_deref()).map_err(|e| match e {
+        // a record of no tokens is well-formed JSON that cannot be billed: 422, like a
+        // body that does not validate, naming what was read
+        estimator::UsageError::NoTokens { .. } => ApiError::validation(vec![item(
+            &[json!("usage")],
+            "value_error",
+            &e.to_string(),
+            None,
+        )]),
         // a format's name is wrong only when one was given
-        let field = if matches!(e, estimator::UsageError::BadFormatName(_)) {
-            "usage_format"
-        } else {
-            "usage"
-        };
-        ApiError::invalid(
-            field,
+        estimator::UsageError::BadFormatName(_) => ApiError::invalid(
+            "usage_format",
+            e.to_string(),
+            &format!("one of {USAGE_FORMATS}"),
+        ),
+        _ => ApiError::invalid(
+            "usage",
             e.to_string(),
             &format!("a usage record in one of the formats {USAGE_FORMATS}"),
-        )
+        ),
     })?;
     // the body's tier, else the one the record names (Anthropic's `service_tier`)
     let asked = named.or(tokens.service_tier);

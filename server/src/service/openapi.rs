@@ -5,3 +5,12 @@
 
 /// The document, as served.
 pub const OPENAPI_JSON: &str = include_str!("../../openapi.json");
+
+/// The document with `url` as its one server (`--public-url`).
+pub fn with_server(url: &str) -> bytes::Bytes {
+    let mut doc: serde_json::Value = serde_json::from_str(OPENAPI_JSON).unwrap_or_else(|_| {
+        unreachable!("server/openapi.json is JSON; tests/api/openapi.rs checks it")
+    });
+    doc["servers"] = serde_json::json!([{"url": url, "description": "This service"}]);
+    bytes::Bytes::from(doc.to_string())
+}

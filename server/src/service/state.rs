@@ -28,6 +28,17 @@ pub struct AppState {
     pub(crate) access: Access,
     pub(crate) cache: Arc<cache::ResponseCache>,
     pub(crate) listen: Option<tokio_postgres::Config>,
+    /// The base URL the service is reached at, for the links it writes
+    /// (feeds); never taken from a request's `Host` header.
+    pub(crate) public_url: Arc<str>,
+    /// Whether `public_url` was configured (`--public-url`), rather than
+    /// made from the address the server listens on.
+    pub(crate) public_url_configured: bool,
+    /// The OpenAPI document as served: its server is the configured public
+    /// URL, else `/` (this server).
+    pub(crate) openapi: bytes::Bytes,
+    /// The embedded cluster's supervision, when the server runs on it.
+    pub(crate) embedded: Option<Arc<crate::store::cluster::Supervision>>,
 }
 
 impl AppState {
@@ -42,7 +53,35 @@ impl AppState {
             started: Instant::now(),
             cache: Arc::new(cache::ResponseCache::new(cache::Limits::default())),
             listen: None,
+            public_url: Arc::from("http://localhost"),
+            public_url_configured: false,
+            openapi: bytes::Bytes::from_static(super::OPENAPI_JSON.as_bytes()),
+            embedded: None,
         }
+    }
+
+    /// The same state with the base URL the service is reached at
+    /// (`--public-url`): the links in the feeds and the OpenAPI document's
+    /// server name it.
+    pub fn with_public_url(mut self, url: &str) -> Self {
+        self.public_url = Arc::from(url.trim_end_matches('/'));
+        self.public_url_configured = true;
+        self.openapi = super::openapi::with_server(&self.public_url);
+        self
+    }
+
+    /// The base URL made from the address the server listens on, unless one
+    /// was configured.
+    pub(crate) fn default_public_url(&mut self, listen: std::net::SocketAddr) {
+        if !self.public_url_configured {
+            self.public_url = Arc::from(format!("http://{listen}"));
+        }
+    }
+
+    /// The same state reporting the embedded cluster's supervision in /healthz.
+    pub fn with_embedded(mut self, supervision: Arc<crate::store::cluster::Supervision>) -> Self {
+        self.embedded = Some(supervision);
+        self
     }
 
     /// The same state with the response cache on: it is used while a

@@ -4,13 +4,18 @@
 //! first start, starts it with `pg_ctl`, reachable only through a Unix socket in
 //! the data dir, and stops it at exit. A lock file keeps a second server off the
 //! same data dir. A postmaster orphaned by a server that died is stopped and
-//! started afresh, so the service recovers by itself.
+//! started afresh, so the service recovers by itself; and while a command
+//! runs on the cluster, [`LocalCluster::supervise`] watches its postmaster and
+//! starts it again when it dies (docs/deployment.md, "When a component fails").
 
 use std::fs::{self, File, TryLockError};
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use tokio_postgres::Config;
@@ -129,6 +134,73 @@ impl LocalCluster {
         Ok(())
     }
 
+    /// Watches the postmaster while the cluster is in use: when it is gone
+    /// (killed, crashed), it is started again, up to [`MAX_RESTART_ATTEMPTS`]
+    /// attempts an outage with a growing pause between them; then the
+    /// supervision gives up with a log line saying what to do, and goes on
+    /// watching (a postmaster started by hand is taken as recovered). Abort
+    /// the task before [`LocalCluster::stop`].
+    pub fn supervise(&self) -> (Arc<Supervision>, tokio::task::JoinHandle<()>) {
+        let supervision = Arc::new(Supervision::default());
+        let watch = supervision.clone();
+        let (bin_dir, pgdata, socket_dir, run_as) = (
+            self.bin_dir.clone(),
+            self.pgdata.clone(),
+            self.socket_dir.clone(),
+            self.run_as,
+        );
+        let task = tokio::spawn(async move {
+            let mut attempts = 0;
+            loop {
+                tokio::time::sleep(CHECK_EVERY).await;
+                if postmaster_alive(&pgdata) {
+                    attempts = 0;
+                    watch.gave_up.store(false, Ordering::Relaxed);
+                    continue;
+                }
+                if attempts == MAX_RESTART_ATTEMPTS {
+                    continue;
+                }
+                if attempts == 0 {
+                    tracing::warn!(
+                        pgdata = %pgdata.display(),
+                        "embedded PostgreSQL is not running (its postmaster is gone); starting it again"
+                    );
+                }
+                attempts += 1;
+                let (b, p, s) = (bin_dir.clone(), pgdata.clone(), socket_dir.clone());
+                let started =
+                    tokio::task::spawn_blocking(move || start_postmaster(&b, &p, &s, run_as))
+                        .await
+                        .unwrap_or_else(|err| Err(anyhow::anyhow!("the start task failed: {err}")));
+                match started {
+                    Ok(()) => {
+                        watch.restarted(None);
+                        tracing::warn!(attempt = attempts, "embedded PostgreSQL started again");
+                        attempts = 0;
+                    }
+                    Err(err) => {
+                        let reason = format!("{err:#}");
+                        watch.restarted(Some(reason.clone()));
+                        if attempts == MAX_RESTART_ATTEMPTS {
+                            watch.gave_up.store(true, Ordering::Relaxed);
+                            tracing::error!(
+                                attempts,
+                                %reason,
+                                pgdata = %pgdata.display(),
+                                "embedded PostgreSQL could not be started again; the service answers 503 \
+                                 until it runs (see server.log in the data dir, then restart `pricing serve`)"
+                            );
+                        } else {
+                            tokio::time::sleep(CHECK_EVERY * (1 << attempts.min(4))).await;
+                        }
+                    }
+                }
+            }
+        });
+        (supervision, task)
+    }
+
     /// Stops the cluster (fast shutdown: open sessions are ended).
     pub async fn stop(self) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || {
@@ -152,6 +224,83 @@ impl LocalCluster {
         .await
         .context("stopping the embedded cluster")?
     }
+}
+
+/// How often the supervision looks at the postmaster.
+const CHECK_EVERY: Duration = Duration::from_millis(500);
+
+/// Attempts to start a dead postmaster again before the supervision gives up
+/// on this outage.
+const MAX_RESTART_ATTEMPTS: u32 = 5;
+
+/// What the supervision of the embedded cluster has done, for /healthz and
+/// the metrics.
+#[derive(Debug, Default)]
+pub struct Supervision {
+    restarts: AtomicU64,
+    failed_restarts: AtomicU64,
+    gave_up: AtomicBool,
+    last: Mutex<Option<(time::OffsetDateTime, Option<String>)>>,
+}
+
+impl Supervision {
+    fn restarted(&self, failure: Option<String>) {
+        let counter = if failure.is_some() {
+            &self.failed_restarts
+        } else {
+            &self.restarts
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        *self.last.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((time::OffsetDateTime::now_utc(), failure));
+    }
+
+    /// Times the postmaster was started again since the server started.
+    pub fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
+    }
+
+    /// For /healthz: restarts, failed attempts, whether it gave up, and the
+    /// last attempt (its time and, when it failed, why).
+    pub fn stats(&self) -> serde_json::Value {
+        let last = self
+            .last
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let at = last.as_ref().and_then(|(t, _)| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        });
+        serde_json::json!({
+            "restarts": self.restarts(),
+            "failed_restarts": self.failed_restarts.load(Ordering::Relaxed),
+            "gave_up": self.gave_up.load(Ordering::Relaxed),
+            "last_restart_at": at,
+            "last_restart_error": last.and_then(|(_, e)| e),
+        })
+    }
+}
+
+/// Whether the postmaster named in `postmaster.pid` is running: its process
+/// exists and is a postgres (a recycled pid is another program).
+fn postmaster_alive(pgdata: &Path) -> bool {
+    let Ok(pidfile) = fs::read_to_string(pgdata.join("postmaster.pid")) else {
+        return false;
+    };
+    let Some(pid) = pidfile
+        .lines()
+        .next()
+        .and_then(|l| l.trim().parse::<u32>().ok())
+    else {
+        return false;
+    };
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `pid (comm) state ...`: a zombie is dead.
+    let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+    stat.contains("(postgres)") && !state.is_some_and(|s| s.starts_with('Z'))
 }
 
 fn lock_data_dir(data_dir: &Path) -> anyhow::Result<File> {

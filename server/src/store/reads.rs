@@ -217,27 +217,70 @@ enum Failure {
     Server(ApiError, String),
 }
 
+/// How long past a call's statement budget the server itself waits for the
+/// answer (the round trip and the cancellation's own) before it gives up.
+const BUDGET_GRACE: Duration = Duration::from_millis(250);
+
 /// Runs `sql` (one call of an `api` function) on a connection of `pool`
 /// under the function's statement budget and returns its row. A call over
 /// budget is cancelled by PostgreSQL and fails alone with 503, logged at most
 /// once per 10 s with the function's name, instead of holding the connection.
+/// The server holds the budget too: a call with no answer [`BUDGET_GRACE`]
+/// past it (a database that stopped answering, which cannot cancel anything
+/// itself) fails with the same 503, its connection is closed rather than
+/// given back to the pool, and a cancel request is sent for the call.
 async fn query(pool: &Pool, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, Failure> {
     let client = pool.get().await.map_err(|e| {
         let reason = format!("no database connection: {e}");
         Failure::Server(ApiError::from(e), reason)
     })?;
     let (function, budget_ms) = budget_of(sql);
+    let limit = Duration::from_millis(u64::from(budget_ms)) + BUDGET_GRACE;
+    match tokio::time::timeout(limit, call(&client, sql, params)).await {
+        Ok(answer) => answer,
+        Err(_) => {
+            let cancel = client.cancel_token();
+            // Closed, not pooled: the connection is still busy with the call.
+            drop(deadpool_postgres::Object::take(client));
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(5),
+                    cancel.cancel_query(tokio_postgres::NoTls),
+                )
+                .await;
+            });
+            log_over_budget(function, budget_ms);
+            Err(Failure::Server(
+                ApiError::over_budget(budget_ms),
+                format!("no answer within {limit:?}"),
+            ))
+        }
+    }
+}
+
+/// A call over its statement budget, logged at most once per 10 s.
+fn log_over_budget(function: &str, budget_ms: u32) {
+    static LOG: Throttle = Throttle::new(Duration::from_secs(10));
+    if let Some(suppressed) = LOG.admit() {
+        tracing::warn!(
+            function,
+            budget_ms,
+            suppressed,
+            "statement budget exceeded; call cancelled (logged at most once per 10 s)"
+        );
+    }
+}
+
+/// The call itself on `client`: its budget set, the statement, the budget reset.
+async fn call(
+    client: &deadpool_postgres::Client,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Row, Failure> {
+    let (function, budget_ms) = budget_of(sql);
     let classify = |err: tokio_postgres::Error| match err.code() {
         Some(code) if *code == SqlState::QUERY_CANCELED => {
-            static LOG: Throttle = Throttle::new(Duration::from_secs(10));
-            if let Some(suppressed) = LOG.admit() {
-                tracing::warn!(
-                    function,
-                    budget_ms,
-                    suppressed,
-                    "statement budget exceeded; call cancelled (logged at most once per 10 s)"
-                );
-            }
+            log_over_budget(function, budget_ms);
             Failure::Answer(ApiError::over_budget(budget_ms))
         }
         Some(code)

@@ -56,6 +56,8 @@ use std::time::{Duration, Instant};
 use deadpool_postgres::Pool;
 use tokio::sync::oneshot;
 
+use crate::telemetry::Throttle;
+
 pub use admission::BATCH_WAIT;
 pub use lease::{LEASE_SHARE_OF_REMAINING, LEASE_SPAN, LEASE_TTL};
 pub use upkeep::SWEEP_EVERY;
@@ -195,9 +197,8 @@ struct Inner {
     releases: Mutex<Vec<Release>>,
     /// Subjects the database refused, until it would admit them again.
     blocked: Mutex<HashMap<Subject, Blocked>>,
-    /// When a failure was last logged (ms since `started`), to log one per 10 s.
-    last_failure_log: AtomicU64,
-    started: Instant,
+    /// Failures are logged at most once per 10 s.
+    failure_log: Throttle,
     requests: AtomicU64,
     calls: AtomicU64,
     failures: AtomicU64,
@@ -241,8 +242,7 @@ impl Accountant {
                 filled: tokio::sync::Notify::new(),
                 releases: Mutex::new(Vec::new()),
                 blocked: Mutex::new(HashMap::new()),
-                last_failure_log: AtomicU64::new(u64::MAX),
-                started: Instant::now(),
+                failure_log: Throttle::new(Duration::from_secs(10)),
                 requests: AtomicU64::new(0),
                 calls: AtomicU64::new(0),
                 failures: AtomicU64::new(0),
@@ -290,8 +290,19 @@ impl Accountant {
             queue.slot(subject, now).waiters.push(tx);
             self.inner.enqueue(&mut queue, subject);
         }
-        // A closed channel means the call's task died: fail open.
-        rx.await.unwrap_or(Decision::Unaccounted)
+        // A closed channel means the call's task died: fail open. A request
+        // waits for its admission at most ANSWER_TIMEOUT in all, also when it
+        // queued behind a call to a database that stopped answering (its own
+        // call would wait that long again): then it goes ahead uncounted.
+        match tokio::time::timeout(ANSWER_TIMEOUT, rx).await {
+            Ok(decision) => decision.unwrap_or(Decision::Unaccounted),
+            Err(_) => {
+                self.inner.failures.fetch_add(1, Ordering::Relaxed);
+                self.inner
+                    .log_failure(subject, &format!("no decision within {ANSWER_TIMEOUT:?}"));
+                Decision::Unaccounted
+            }
+        }
     }
 
     /// Counters since start.
@@ -318,18 +329,12 @@ impl Inner {
     }
 
     fn log_failure(&self, subject: &Subject, reason: &str) {
-        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let last = self.last_failure_log.load(Ordering::Relaxed);
-        if (last == u64::MAX || now.saturating_sub(last) >= 10_000)
-            && self
-                .last_failure_log
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
+        if let Some(suppressed) = self.failure_log.admit() {
             tracing::warn!(
                 subject = subject.id(),
                 %reason,
-                "quota accounting failed; admitting uncounted (logged once per 10 s)"
+                suppressed,
+                "quota accounting failed; admitting uncounted (logged at most once per 10 s)"
             );
         }
     }
