@@ -41,9 +41,6 @@ DATA=$PWD/target/bench
 BIN=target/release/pricing
 
 command -v wrk >/dev/null || apt_install wrk || die "wrk is needed (apt-get install -y wrk)"
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || apt_install nginx-light || apt_install nginx \
-    || die "nginx is needed (apt-get install -y nginx-light)"
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 command -v curl >/dev/null || apt_install curl || die "curl is needed"
 command -v jq >/dev/null || apt_install jq || die "jq is needed"
 bash scripts/ensure-postgres.sh
@@ -66,9 +63,8 @@ INTERNAL_KEY=$(issue internal)
 "$BIN" keys set-plan free --quota 2000000000 --burst unlimited --data-dir "$DATA/db" >>"$DATA/keys.log" 2>&1 \
     || { cat "$DATA/keys.log" >&2; die "pricing keys set-plan failed"; }
 
-NGINX_PID=""
 cleanup() {
-    [ -n "$NGINX_PID" ] && kill -TERM "$NGINX_PID" 2>/dev/null
+    nginx_stop
     stop_server
 }
 trap cleanup EXIT
@@ -150,48 +146,12 @@ first_ms() {
 }
 
 # The ceiling: nginx serving the body of GET /models as a static file.
-mkdir -p "$DATA/nginx/www" "$DATA/nginx/tmp"
+nginx_setup "$DATA/nginx"
 api "/api/v1/models" >"$DATA/nginx/www/models.json"
-NGINX_PORT=$(free_port)
-cat >"$DATA/nginx/nginx.conf" <<EOF
-daemon off;
-worker_processes 2;
-pid $DATA/nginx/nginx.pid;
-error_log $DATA/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $DATA/nginx/tmp;
-    proxy_temp_path $DATA/nginx/tmp;
-    fastcgi_temp_path $DATA/nginx/tmp;
-    uwsgi_temp_path $DATA/nginx/tmp;
-    scgi_temp_path $DATA/nginx/tmp;
-    sendfile on;
-    keepalive_requests 1000000;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        root $DATA/nginx/www;
-        default_type application/json;
-    }
-}
-EOF
-start_nginx() {
-    "$NGINX" -c "$DATA/nginx/nginx.conf" -p "$DATA/nginx" &
-    NGINX_PID=$!
-    for _ in $(seq 1 50); do
-        curl -sf -o /dev/null "http://127.0.0.1:$NGINX_PORT/models.json" && break
-        sleep 0.1
-    done
-}
-stop_nginx() {
-    kill -TERM "$NGINX_PID" 2>/dev/null || true
-    wait "$NGINX_PID" 2>/dev/null || true
-    NGINX_PID=""
-}
-start_nginx
+nginx_start models.json
 log "nginx ceiling on 127.0.0.1:$NGINX_PORT ($(wc -c <"$DATA/nginx/www/models.json") bytes)"
 read -r NGINX_RPS NGINX_P50 NGINX_P99 < <(run_wrk "nginx" "http://127.0.0.1:$NGINX_PORT/models.json")
-stop_nginx
+nginx_stop
 
 # Cold: every request a cache miss.
 declare -A COLD
@@ -274,9 +234,9 @@ for case in "${ANON_CASES[@]}"; do
     file="anon-$name.json"
     curl -sf -H "X-Forwarded-For: 192.0.2.1" "http://$ADDR$path" >"$DATA/nginx/www/$file" \
         || die "anonymous $name failed"
-    start_nginx
+    nginx_start "$file"
     read -r nrps np50 np99 < <(run_wrk "nginx $name" "http://127.0.0.1:$NGINX_PORT/$file")
-    stop_nginx
+    nginx_stop
     read -r calls0 requests0 < <(accounting)
     offset=$((offset + 16777216))
     log "anonymous $name: wrk $DURATION, a new address per request"

@@ -119,3 +119,55 @@ stop_server() {
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=""
 }
+
+# nginx_setup DIR: nginx (installed when missing) configured to serve the
+# files of DIR/www as static files on a free port of 127.0.0.1, the ceiling a
+# benchmark compares the server with; sets NGINX_PORT. nginx_start runs it
+# (returns once it answers DIR/www/PROBE_FILE), nginx_stop stops it; both may
+# sit in an EXIT trap.
+NGINX_PID=""
+nginx_setup() {
+    NGINX_DIR=$1
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || apt_install nginx-light || apt_install nginx \
+        || die "nginx is needed (apt-get install -y nginx-light)"
+    NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+    mkdir -p "$NGINX_DIR/www" "$NGINX_DIR/tmp"
+    NGINX_PORT=$(free_port)
+    cat >"$NGINX_DIR/nginx.conf" <<CONF
+daemon off;
+worker_processes 2;
+pid $NGINX_DIR/nginx.pid;
+error_log $NGINX_DIR/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $NGINX_DIR/tmp;
+    proxy_temp_path $NGINX_DIR/tmp;
+    fastcgi_temp_path $NGINX_DIR/tmp;
+    uwsgi_temp_path $NGINX_DIR/tmp;
+    scgi_temp_path $NGINX_DIR/tmp;
+    sendfile on;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        root $NGINX_DIR/www;
+        default_type application/json;
+    }
+}
+CONF
+}
+# nginx_start PROBE_FILE
+nginx_start() {
+    "$NGINX" -c "$NGINX_DIR/nginx.conf" -p "$NGINX_DIR" &
+    NGINX_PID=$!
+    for _ in $(seq 1 50); do
+        curl -sf -o /dev/null "http://127.0.0.1:$NGINX_PORT/$1" && break
+        sleep 0.1
+    done
+}
+nginx_stop() {
+    [ -n "$NGINX_PID" ] || return 0
+    kill -TERM "$NGINX_PID" 2>/dev/null || true
+    wait "$NGINX_PID" 2>/dev/null || true
+    NGINX_PID=""
+}
