@@ -62,7 +62,11 @@ function publishSnapshot(dataDir, snapshot) {
   });
 }
 
-/** Starts `pricing serve` on a free port; resolves with {base, child} once it serves. */
+/**
+ * Starts `pricing serve` on a free port; resolves with {base, child, requests} once it serves.
+ * `requests` fills with the server's access log as it goes: one {method, path, query, status,
+ * caller} per request.
+ */
 export function startServer(dataDir) {
   const child = spawn(
     bin,
@@ -70,6 +74,7 @@ export function startServer(dataDir) {
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const tail = [];
+  const requests = [];
   let timer;
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stderr });
@@ -79,9 +84,13 @@ export function startServer(dataDir) {
       try {
         const event = JSON.parse(line);
         const fields = event.fields || {};
+        if (fields.message === "request") {
+          const { method, path, query, status, caller } = fields;
+          requests.push({ method, path, query, status, caller });
+        }
         if (fields.message === "serving" && fields.addr) {
           clearTimeout(timer);
-          resolve({ base: `http://${fields.addr}`, child });
+          resolve({ base: `http://${fields.addr}`, child, requests });
         }
       } catch {
         // not a JSON log line
@@ -116,7 +125,7 @@ export async function startSession({ snapshot } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "pricing-browser-data-"));
   chmodSync(dataDir, 0o755); // as root, the embedded PostgreSQL runs as another user
   const profileDir = mkdtempSync(join(tmpdir(), "pricing-browser-profile-"));
-  const session = { outside: [], errors: [], base: null, server: null, context: null };
+  const session = { outside: [], errors: [], base: null, server: null, context: null, requests: [] };
   session.close = async () => {
     if (session.context) await session.context.close();
     await stopServer(session.server);
@@ -124,7 +133,7 @@ export async function startSession({ snapshot } = {}) {
   };
   try {
     if (snapshot) await publishSnapshot(join(dataDir, "embedded"), snapshot);
-    ({ base: session.base, child: session.server } = await startServer(join(dataDir, "embedded")));
+    ({ base: session.base, child: session.server, requests: session.requests } = await startServer(join(dataDir, "embedded")));
     session.context = await chromium.launchPersistentContext(profileDir, {
       executablePath: chromiumPath,
       headless: true,
