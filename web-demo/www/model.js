@@ -128,6 +128,12 @@ function channelSteps(spans, since, end) {
       continue;
     }
     if (span.valid_from > end) break;
+    const adjacent = previous && previous.valid_to === span.valid_from;
+    if (adjacent && previous.usd_per_1m === span.usd_per_1m && steps.length) {
+      // The same price on, from another row (another source): no step.
+      previous = span;
+      continue;
+    }
     const from = span.valid_from > since ? span.valid_from : since;
     if (previous && previous.valid_to && previous.valid_to < span.valid_from && previous.valid_to > since) {
       steps.push({ date: previous.valid_to, value: null, kind: "unknown: no published price (a move no provider page dates)" });
@@ -135,7 +141,7 @@ function channelSteps(spans, since, end) {
     let kind;
     if (from === since && since > span.valid_from) kind = "in effect at the window's start";
     else if (!previous) kind = "first price";
-    else if (previous.valid_to !== span.valid_from) kind = "price after unknown days";
+    else if (!adjacent) kind = "price after unknown days";
     else kind = span.valid_from > today ? "scheduled change" : "change";
     steps.push({ date: from, value: span.usd_per_1m, kind });
     previous = span;
