@@ -20,7 +20,7 @@ function render(note) {
     key
       ? el("button", { type: "button", class: "link", id: "forget-key", onclick: () => setApiKey("") }, "Forget it")
       : el("button", { type: "button", id: "get-key", onclick: getKey }, "Get a free key"),
-    note ? el("span", { class: "key-note", role: "status" }, note) : null,
+    ...(note ? [el("span", { class: "key-note", role: "status" }, note)] : []),
   );
   box.dataset.key = key ? "yes" : "no";
   const field = $("api-key"); // the calculator's own field
