@@ -5,6 +5,8 @@
 // cost are printed. Then the same visitor gets a free key in the page and opens 30 model pages
 // within 5 minutes: every chart drawn, still no 429. Screenshots of each page in
 // tests/artifacts/visitor-*.png (the model page's is the README's docs/model-page.png).
+// Last, a visitor whose anonymous hour runs out: one 429, a banner a person reads, no request
+// sent again before its Retry-After, and "Get a free key" in the banner loads the page with one.
 //
 //   bash scripts/build-web-demo.sh && cargo build --bin pricing && node --test tests/browser/visitor.test.mjs
 
@@ -164,5 +166,54 @@ describe("a new visitor without a key, then with a free key", () => {
   test("nothing was loaded from another host, and no page logged an error", () => {
     assert.deepEqual(session.outside, []);
     assert.deepEqual(session.errors, []);
+  });
+});
+
+describe("a visitor whose anonymous quota runs out", () => {
+  let session;
+  let page;
+  let base;
+
+  before(async () => {
+    session = await startSession();
+    ({ page, base } = session);
+    // An hour of 3 requests for this server's anonymous plan, set beside the running server.
+    await session.pricing(["keys", "set-plan", "anonymous", "--quota", "3"]);
+  });
+
+  after(async () => {
+    if (session) await session.close();
+  });
+
+  const refused = () => session.requests.filter((r) => r.status === 429);
+
+  test("gets one 429, a sentence with the wait, nothing sent again early, and a free key from the banner", async () => {
+    for (const id of ["openai:o3", "openai:gpt-4o", "deepseek:deepseek-chat"]) {
+      await page.goto(`${base}/demo/model.html?id=${id}`);
+      await page.waitForSelector("body[data-chart=ready]");
+    }
+    await page.goto(`${base}/demo/model.html?id=google:gemini-2.5-flash`);
+    await page.waitForSelector("#banner:not([hidden])");
+    assert.equal(refused().length, 1, "the fourth request of the hour was refused");
+    const text = await page.textContent("#banner span");
+    assert.match(text, /^Too many requests for now: the anonymous plan allows 2 a second and 3 an hour\. Try again in \d+ (s|min), or get a free key\.$/);
+    await page.screenshot({ path: join(artifacts, "visitor-rate-limited.png") });
+
+    // Another page: the queue knows the wait, and sends nothing before it is over.
+    const before = session.requests.length;
+    await page.goto(`${base}/demo/models.html`);
+    await page.waitForSelector("#banner:not([hidden])");
+    assert.match(await page.textContent("#banner span"), /^Too many requests for now: the anonymous plan/);
+    await page.waitForLoadState("networkidle");
+    assert.deepEqual(session.requests.slice(before).filter((r) => r.path.startsWith("/api/v1/")), [], "no request sent before Retry-After");
+
+    // The banner's button: a free key, kept, and the page loads again with it.
+    await Promise.all([page.waitForEvent("load"), page.click("#banner .get-key")]);
+    await page.waitForSelector("body[data-ready=true]");
+    assert.equal(await page.getAttribute("#key-box", "data-key"), "yes");
+    assert.equal(await page.locator("#models tbody tr").count(), 20);
+    assert.ok(await page.$eval("#banner", (b) => b.hidden), "no banner with the key");
+    assert.equal(refused().length, 1, "no other 429");
+    await page.screenshot({ path: join(artifacts, "visitor-after-key.png") });
   });
 });
