@@ -52,7 +52,7 @@ pub(super) async fn issue_key(
 
 /// The answer: the key (shown this once), its plan's limits and when it
 /// expires unless used.
-pub fn answer(issued: &IssuedOnRequest) -> Value {
+fn answer(issued: &IssuedOnRequest) -> Value {
     let expires = keys::timestamp(issued.unused_expires_at);
     json!({
         "schema_version": SCHEMA_VERSION,
