@@ -4,16 +4,20 @@
 -- first). The key stops working at unused_expires_at unless it is used before
 -- (api.resolve_key records the first use). The web role can issue keys on no
 -- other plan. Returns (key_id, created_at, plan, quota, window_seconds,
--- burst_per_second): the key, its plan and the plan's limits. Raises 23505 when the
--- lookup prefix is taken (the caller draws a new key), 22023 for an
--- unused_expires_at that is not in the future.
+-- burst_per_second, as_of): the key, its plan and the plan's limits, and the
+-- served publish's as_of for the envelope. Raises 23505 when the lookup prefix
+-- is taken (the caller draws a new key), 22023 for an unused_expires_at that
+-- is not in the future, PRNOD when nothing is published yet (the service does
+-- not serve).
 create function api.issue_key_on_request(p_lookup text, p_sha256 text, p_unused_expires_at timestamptz)
 returns table (
     key_id bigint, created_at timestamptz, plan text, quota integer, window_seconds integer,
-    burst_per_second integer
+    burst_per_second integer, as_of timestamptz
 )
 language plpgsql volatile
 as $$
+declare
+    v_as_of timestamptz := (select s.as_of from api._served() as s);
 begin
     if p_unused_expires_at is null or p_unused_expires_at <= now() then
         raise exception 'issue_key_on_request: the expiry of an unused key must be in the future'
@@ -25,7 +29,7 @@ begin
         values (p_lookup, p_sha256, 'free', 'issued on request', p_unused_expires_at)
         returning k.id, k.created_at, k.plan
     )
-    select i.id, i.created_at, i.plan, p.quota, p.window_seconds, p.burst_per_second
+    select i.id, i.created_at, i.plan, p.quota, p.window_seconds, p.burst_per_second, v_as_of
     from issued as i
     join pricing.plans as p on p.name = i.plan;
 end

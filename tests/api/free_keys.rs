@@ -64,6 +64,8 @@ async fn a_key_issued_on_request_works_on_rest_and_mcp_at_once() {
     assert_eq!(data["quota"], 1000);
     assert_eq!(data["window_seconds"], 86400);
     assert_eq!(data["burst_per_second"], 5);
+    assert_eq!(body["truncated"], false);
+    assert!(body["as_of"].is_string(), "the envelope's as_of: {body}");
     let created = time::OffsetDateTime::parse(
         data["created_at"].as_str().expect("created_at"),
         &time::format_description::well_known::Rfc3339,
@@ -115,6 +117,17 @@ async fn a_key_issued_on_request_works_on_rest_and_mcp_at_once() {
 #[tokio::test]
 async fn an_address_gets_five_keys_a_day_then_429_with_retry_after_until_the_next_day() {
     let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    // The anonymous hour as it is, without its burst limit: the GETs below
+    // come closer than 2 a second.
+    db.client()
+        .await
+        .execute(
+            "update pricing.plans set burst_per_second = null where name = 'anonymous'",
+            &[],
+        )
+        .await
+        .expect("plan");
     let app = TestApp::spawn(&db.config).await;
     let anonymous_left = || async {
         app.get(NOWHERE)
@@ -175,6 +188,7 @@ async fn an_address_gets_five_keys_a_day_then_429_with_retry_after_until_the_nex
 #[tokio::test]
 async fn a_visitor_whose_anonymous_quota_is_used_up_can_still_get_a_key() {
     let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
     db.client()
         .await
         .execute(
@@ -207,6 +221,7 @@ async fn a_visitor_whose_anonymous_quota_is_used_up_can_still_get_a_key() {
 #[tokio::test]
 async fn a_key_never_used_expires_and_its_first_use_lifts_that_expiry() {
     let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
     // Every request asks the database about the key (no 30 s cache).
     let options = AppOptions {
         key_cache_ttl: Some(Duration::ZERO),

@@ -185,6 +185,8 @@ pub struct IssuedOnRequest {
     pub window_seconds: i32,
     /// Its plan's requests per second (None: unlimited).
     pub burst_per_second: Option<i32>,
+    /// The served publish's time (the envelope's `as_of`).
+    pub as_of: OffsetDateTime,
 }
 
 /// Issues a free key through `api.issue_key_on_request()` (the web role may
@@ -198,7 +200,7 @@ pub async fn issue_on_request(pool: &Pool) -> anyhow::Result<IssuedOnRequest> {
     let (key, row) = store_new(|lookup, sha256| async move {
         client
             .query_one(
-                "select created_at, plan, quota, window_seconds, burst_per_second
+                "select created_at, plan, quota, window_seconds, burst_per_second, as_of
                  from api.issue_key_on_request($1, $2, $3)",
                 &[&lookup, &sha256, &unused_expires_at],
             )
@@ -213,6 +215,7 @@ pub async fn issue_on_request(pool: &Pool) -> anyhow::Result<IssuedOnRequest> {
         quota: row.get(2),
         window_seconds: row.get(3),
         burst_per_second: row.get(4),
+        as_of: row.get(5),
     })
 }
 

@@ -50,12 +50,13 @@ pub(super) async fn issue_key(
     Ok(())
 }
 
-/// The answer: the key (shown this once), its plan's limits and when it
-/// expires unless used.
+/// The answer, in the envelope of spec part 2.1: the key (shown this once),
+/// its plan's limits and when it expires unless used.
 fn answer(issued: &IssuedOnRequest) -> Value {
     let expires = keys::timestamp(issued.unused_expires_at);
     json!({
         "schema_version": SCHEMA_VERSION,
+        "as_of": keys::timestamp(issued.as_of),
         "data": {
             "key": issued.key.expose(),
             "prefix": keys::display_prefix(issued.key.lookup()),
@@ -66,6 +67,8 @@ fn answer(issued: &IssuedOnRequest) -> Value {
             "created_at": keys::timestamp(issued.created_at),
             "unused_expires_at": expires,
         },
+        "pagination": {"count": 1, "total_count": 1, "has_more": false, "next_cursor": null},
+        "truncated": false,
         "hint": format!(
             "send the key as the X-API-Key header (or Authorization: Bearer) on REST and MCP; \
              it is shown this once, and stops working at {expires} unless it is used before"
