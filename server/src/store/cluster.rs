@@ -181,19 +181,26 @@ pub async fn attach(data_dir: &Path) -> anyhow::Result<Option<Config>> {
     let config = socket_config(&data_dir.join("run"));
     let deadline = tokio::time::Instant::now() + ATTACH_WAIT;
     loop {
-        match crate::store::db::connect(&config).await {
-            Ok(client) => match client.simple_query("select").await {
-                Ok(_) => {
-                    tracing::info!(data_dir = %data_dir.display(), "using the embedded PostgreSQL of the running server");
-                    return Ok(Some(config));
-                }
-                Err(err) if tokio::time::Instant::now() < deadline => {
-                    tracing::debug!(error = %err, "the running server's database is not ready yet");
-                }
-                Err(err) => return Err(err).context(not_ready(&data_dir)),
-            },
-            Err(_) if tokio::time::Instant::now() < deadline && held(&data_dir)? => {}
-            Err(err) => return Err(err).context(not_ready(&data_dir)),
+        let answer = match crate::store::db::connect(&config).await {
+            Ok(client) => client
+                .simple_query("select")
+                .await
+                .map_err(anyhow::Error::from),
+            Err(err) => Err(err),
+        };
+        match answer {
+            Ok(_) => {
+                tracing::info!(data_dir = %data_dir.display(), "using the embedded PostgreSQL of the running server");
+                return Ok(Some(config));
+            }
+            // The holder stopped meanwhile: the caller starts the cluster itself.
+            Err(_) if !held(&data_dir)? => return Ok(None),
+            Err(err) if tokio::time::Instant::now() >= deadline => {
+                return Err(err).context(not_ready(&data_dir));
+            }
+            Err(err) => {
+                tracing::debug!(error = %format!("{err:#}"), "the running server's database is not ready yet")
+            }
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
