@@ -91,6 +91,10 @@ describe("a new visitor without a key, then with a free key", () => {
       if (id === "openai:o3") {
         // The README's picture of the model page (docs/model-page.png) is this one.
         await page.screenshot({ path: join(artifacts, "model-page.png"), fullPage: true });
+        // Back to the models page within the minute of its answer's Cache-Control: the browser's
+        // cache answers, the server is not asked.
+        const again = await visit("models again", () => page.goto(`${base}/demo/models.html`), () => page.waitForSelector("body[data-ready=true]"));
+        assert.equal(again, 0, "the models page's answer came from the browser's cache");
       }
     }
 
