@@ -5,7 +5,9 @@
 -- deprecation, benchmarks, aliases, history_summary. as_of: a day whose prices
 -- the card shows instead of the served publish's day.
 -- Ordering: channels in the spec's order; price rows by channel, component,
--- tier; conditional rates by channel, tier, component, above_input_tokens,
+-- tier; the history summary's series (every standard-tier price row, past,
+-- current and scheduled: the price lines of the model page) by channel,
+-- component, valid_from; conditional rates by channel, tier, component, above_input_tokens,
 -- cache_ttl, region and time_window (its text form, api._window_text; nulls
 -- first); benchmarks and aliases by name; events newest first.
 -- Errors: PRMNF unknown id (did_you_mean).
@@ -115,6 +117,14 @@ begin
                 'scheduled_changes', count(*) filter (where e.event_type = 'price_change_scheduled'),
                 'first_price_date', (select min(p.valid_from) from pricing.prices as p where p.model_id = v_id),
                 'last_change_date', max(e.effective_date) filter (where e.event_type = 'price_change'),
+                'series', (
+                    select coalesce(jsonb_agg(jsonb_build_object(
+                                                  'channel', p.channel, 'component', p.component,
+                                                  'usd_per_1m', api._dec(p.usd_per_1m),
+                                                  'valid_from', p.valid_from, 'valid_to', p.valid_to)
+                                              order by p.channel, p.component, p.valid_from), '[]'::jsonb)
+                    from pricing.prices as p
+                    where p.model_id = v_id and p.tier = 'standard'),
                 'recent_changes', coalesce((
                     select jsonb_agg(api._event_item(r.x, v_m.name, p.as_of)
                                      order by (r.x).effective_date desc, (r.x).id desc)

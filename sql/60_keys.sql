@@ -5,9 +5,10 @@
 create schema keys;
 
 -- keys.issue(lookup, sha256, plan, label, expires_at): stores a new key.
--- Returns (key_id, created_at). Raises 22023 for plan `anonymous` or an unknown
--- plan, and for an expiry that is not in the future; 23505 when the lookup
--- prefix is taken (the caller draws a new key).
+-- Returns (key_id, created_at). Raises 22023 for a plan keys are not issued on
+-- (`anonymous`, `key_requests`: not `issuable`) or an unknown plan, and for an
+-- expiry that is not in the future; 23505 when the lookup prefix is taken (the
+-- caller draws a new key).
 create function keys.issue(
     p_lookup text, p_sha256 text, p_plan text, p_label text, p_expires_at timestamptz
 )
@@ -16,12 +17,12 @@ language plpgsql
 set search_path = pricing, pg_temp
 as $$
 begin
-    if p_plan = 'anonymous' or not exists (select from pricing.plans as p where p.name = p_plan) then
+    if not exists (select from pricing.plans as p where p.name = p_plan and p.issuable) then
         raise exception 'there is no key plan named %', p_plan
             using errcode = '22023',
                   hint = 'issue keys on one of: ' || (
                       select string_agg(p.name, ', ' order by p.name)
-                      from pricing.plans as p where p.name <> 'anonymous');
+                      from pricing.plans as p where p.issuable);
     end if;
     if p_expires_at is not null and p_expires_at <= now() then
         raise exception 'the expiry % is not in the future', p_expires_at
@@ -57,19 +58,22 @@ end
 $$;
 
 -- keys.list(): every key, newest first, with its use of the current quota
--- window (null when the plan has no quota or the key was not used in it).
+-- window (null when the plan has no quota or the key was not used in it),
+-- and for a key issued on request that was never used, when it expires
+-- unless used (unused_expires_at; null once used, and on other keys).
 -- Never returns a key or its hash.
 create function keys.list()
 returns table (
     lookup_prefix text, plan text, label text, created_at timestamptz,
     expires_at timestamptz, revoked_at timestamptz, used integer, quota integer,
-    window_end timestamptz
+    window_end timestamptz, unused_expires_at timestamptz
 )
 language sql stable
 set search_path = pricing, pg_temp
 as $$
     select k.lookup_prefix, k.plan, k.label, k.created_at, k.expires_at, k.revoked_at,
-           w.used, p.quota, w.window_end
+           w.used, p.quota, w.window_end,
+           case when k.first_used_at is null then k.unused_expires_at end
     from pricing.api_keys as k
     join pricing.plans as p on p.name = k.plan
     left join pricing.admission_counters as w

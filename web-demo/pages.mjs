@@ -57,7 +57,7 @@ for (const name of readdirSync(from).filter(isPage)) {
   if (!match) throw new Error(`${name}: the first line must be <!-- page title="..." script="..." current="..." -->`);
   const attrs = attributes(name, "page", match[1], ["title", "script", "current"]);
   const links = PAGES.map(([href, label]) =>
-    `      <a href="${href}"${href === attrs.current ? ' aria-current="page"' : ""}>${label}</a>\n`).join("");
+    `        <a href="${href}"${href === attrs.current ? ' aria-current="page"' : ""}>${label}</a>\n`).join("");
   const fill = {
     title: attrs.title,
     script: attrs.script,

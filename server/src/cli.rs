@@ -14,7 +14,7 @@ use crate::app::App;
 use crate::publish;
 use crate::publish::snapshot::{Checks, Snapshot};
 use crate::service::{AppState, cache};
-use crate::store::cluster::{LocalCluster, Supervision};
+use crate::store::cluster::{self, LocalCluster, Supervision};
 use crate::store::db;
 use crate::sync;
 use crate::telemetry::LogFormat;
@@ -59,7 +59,8 @@ enum Command {
 enum KeysCommand {
     /// Issue a key and print it (shown this once: it is stored only as a hash).
     Issue(IssueArgs),
-    /// List keys by prefix with plan, label, dates and use of the current window.
+    /// List keys by prefix with plan, label, dates (a key issued on request and never used:
+    /// when it expires unless used) and use of the current window.
     List(DatabaseArgs),
     /// Revoke a key; servers refuse it within 30 s (their key cache TTL).
     Revoke {
@@ -353,7 +354,7 @@ struct ServeArgs {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
-            with_database(&args.database, |config, embedded| {
+            with_own_database(&args.database, |config, embedded| {
                 serve(config, embedded, &args)
             })
             .await
@@ -455,7 +456,7 @@ async fn keys_command(command: KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::List(database) => {
             with_owner(&database, |client| async move {
-                let rows: Vec<[String; 7]> = keys::list(&client)
+                let rows: Vec<[String; 8]> = keys::list(&client)
                     .await?
                     .into_iter()
                     .map(|k| {
@@ -465,6 +466,7 @@ async fn keys_command(command: KeysCommand) -> anyhow::Result<()> {
                             k.label.unwrap_or_else(|| "-".into()),
                             rfc3339(Some(k.created_at)),
                             rfc3339(k.expires_at),
+                            rfc3339(k.unused_expires_at),
                             rfc3339(k.revoked_at),
                             match k.quota {
                                 Some(quota) => format!("{}/{quota}", k.used.unwrap_or(0)),
@@ -475,7 +477,14 @@ async fn keys_command(command: KeysCommand) -> anyhow::Result<()> {
                     .collect();
                 print_table(
                     [
-                        "PREFIX", "PLAN", "LABEL", "CREATED", "EXPIRES", "REVOKED", "USED",
+                        "PREFIX",
+                        "PLAN",
+                        "LABEL",
+                        "CREATED",
+                        "EXPIRES",
+                        "IF_UNUSED_EXPIRES",
+                        "REVOKED",
+                        "USED",
                     ],
                     &rows,
                 );
@@ -567,14 +576,7 @@ fn print_plans(plans: &[keys::Plan]) {
 }
 
 fn rfc3339(t: Option<time::OffsetDateTime>) -> String {
-    t.and_then(|t| {
-        t.to_offset(time::UtcOffset::UTC)
-            .replace_nanosecond(0)
-            .ok()?
-            .format(&time::format_description::well_known::Rfc3339)
-            .ok()
-    })
-    .unwrap_or_else(|| "-".to_owned())
+    t.map_or_else(|| "-".to_owned(), keys::timestamp)
 }
 
 /// Prints left-aligned columns separated by two spaces.
@@ -602,10 +604,26 @@ fn print_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) {
     }
 }
 
-/// Runs `work` against the given database, or against the embedded cluster,
-/// supervised while `work` runs (its supervision is handed to `work`) and
-/// stopped afterwards whatever `work` returned.
+/// Runs `work` against the given database, or against the embedded cluster:
+/// the one a running server holds (reached through its socket), else one
+/// started for `work` (supervised while `work` runs, its supervision handed to
+/// `work`) and stopped afterwards whatever `work` returned.
 async fn with_database<F, Fut>(args: &DatabaseArgs, work: F) -> anyhow::Result<()>
+where
+    F: FnOnce(Config, Option<Arc<Supervision>>) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    if args.database_url.is_none()
+        && let Some(config) = cluster::attach(&args.data_dir).await?
+    {
+        return work(config, None).await;
+    }
+    with_own_database(args, work).await
+}
+
+/// [`with_database`] for `pricing serve`, which never shares its data dir:
+/// a second server on it is refused.
+async fn with_own_database<F, Fut>(args: &DatabaseArgs, work: F) -> anyhow::Result<()>
 where
     F: FnOnce(Config, Option<Arc<Supervision>>) -> Fut,
     Fut: Future<Output = anyhow::Result<()>>,

@@ -1,7 +1,8 @@
 //! The `pricing serve` binary on its embedded default database: first start,
 //! a second server refused on the same data dir, a clean stop that leaves no
-//! PostgreSQL behind, a restart that keeps the data, and a postmaster killed
-//! under it started again by itself.
+//! PostgreSQL behind, a restart that keeps the data, `pricing keys` working
+//! beside a running server on its data dir, and a postmaster killed under it
+//! started again by itself.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -57,15 +58,15 @@ async fn terminate(mut served: Served) {
     assert!(exit.success(), "clean exit on SIGTERM: {exit}");
 }
 
-fn temp_data_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pricing-cli-{test}-{}", std::process::id()));
+fn temp_data_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pricing-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
 
 #[tokio::test]
 async fn serve_runs_its_own_postgres_refuses_a_second_server_and_cleans_up() {
-    let data_dir = temp_data_dir("second");
+    let data_dir = temp_data_dir("serve");
 
     let first = serve(&data_dir).await;
     let body = health(&first.addr).await;
@@ -164,5 +165,69 @@ async fn a_killed_embedded_postmaster_is_started_again_and_health_recovers_by_it
         .expect("models");
     assert_eq!(models.status(), 200);
     terminate(served).await;
+    let _ = std::fs::remove_dir_all(&data_dir);
+}
+
+/// `pricing ARGS --data-dir DIR` (no database URL): its exit, stdout and stderr.
+async fn command(data_dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pricing"))
+        .args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .env_remove("DATABASE_URL")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run pricing");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn keys_are_issued_and_listed_from_the_command_line_while_serve_runs_on_the_data_dir() {
+    let data_dir = temp_data_dir("keys");
+    let served = serve(&data_dir).await;
+
+    let (ok, stdout, stderr) = command(&data_dir, &["keys", "issue", "--tier", "free"]).await;
+    assert!(ok, "keys issue beside the server: {stdout}{stderr}");
+    let key = stdout.trim().to_owned();
+    assert!(pricing::access::keys::lookup_of(&key).is_some(), "{stdout}");
+    let res = reqwest::Client::new()
+        .get(format!("http://{}/api/v1/nothing", served.addr))
+        .header("X-API-Key", &key)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), 404);
+    assert_eq!(
+        res.headers()
+            .get("x-ratelimit-limit")
+            .and_then(|v| v.to_str().ok()),
+        Some("1000"),
+        "the server takes the key at once: counted on the free plan"
+    );
+
+    let (ok, list, stderr) = command(&data_dir, &["keys", "list"]).await;
+    assert!(ok, "{stderr}");
+    assert!(list.contains(&key[..20]), "{list}");
+    assert_eq!(
+        health(&served.addr).await["status"],
+        "ok",
+        "the server is unharmed: its cluster was used, not stopped"
+    );
+
+    terminate(served).await;
+    assert!(
+        !data_dir.join("pg/postmaster.pid").exists(),
+        "PostgreSQL was stopped with the server"
+    );
+    // Without a server, the command starts the cluster itself, and stops it after.
+    let (ok, list, stderr) = command(&data_dir, &["keys", "list"]).await;
+    assert!(ok, "{stderr}");
+    assert!(list.contains(&key[..20]), "{list}");
+    assert!(!data_dir.join("pg/postmaster.pid").exists());
     let _ = std::fs::remove_dir_all(&data_dir);
 }

@@ -19,6 +19,7 @@ mod dataset;
 mod estimate;
 mod event_sources;
 mod feeds;
+mod free_keys;
 mod health;
 mod helpers;
 mod history;

@@ -66,6 +66,7 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
         ("/api/v1/changes", "get"),
         ("/api/v1/estimate", "post"),
         ("/api/v1/cost", "post"),
+        ("/api/v1/keys", "post"),
         ("/api/v1/health", "get"),
         ("/api/v1/openapi.json", "get"),
         ("/healthz", "get"),
@@ -78,7 +79,7 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
     }
     assert_eq!(
         paths.len(),
-        13,
+        14,
         "no path the server does not serve: {paths:?}"
     );
     for header in [

@@ -49,20 +49,27 @@ const BURST_429 = /^Failed to load resource: the server responded with a status 
 export const DESKTOP = { width: 1360, height: 900 };
 export const PHONE = { width: 390, height: 844 };
 
-/** Publishes `snapshot` (a file) into the embedded cluster in `dataDir`, before any serve. */
-function publishSnapshot(dataDir, snapshot) {
-  const child = spawn(bin, ["publish", snapshot, "--data-dir", dataDir], { stdio: ["ignore", "ignore", "pipe"] });
+/**
+ * Runs `pricing ARGS --data-dir DIR` to its end (beside a server on that data dir, it uses the
+ * server's cluster); rejects with the tail of its log when it fails.
+ */
+function runPricing(args, dataDir) {
+  const child = spawn(bin, [...args, "--data-dir", dataDir], { stdio: ["ignore", "ignore", "pipe"] });
   const tail = [];
   createInterface({ input: child.stderr }).on("line", (line) => {
     tail.push(line);
     if (tail.length > 40) tail.shift();
   });
   return new Promise((resolve, reject) => {
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`pricing publish ${snapshot} exited (${code}):\n${tail.join("\n")}`))));
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`pricing ${args.join(" ")} exited (${code}):\n${tail.join("\n")}`))));
   });
 }
 
-/** Starts `pricing serve` on a free port; resolves with {base, child} once it serves. */
+/**
+ * Starts `pricing serve` on a free port; resolves with {base, child, requests} once it serves.
+ * `requests` fills with the server's access log as it goes: one {method, path, query, status,
+ * caller} per request.
+ */
 export function startServer(dataDir) {
   const child = spawn(
     bin,
@@ -70,6 +77,7 @@ export function startServer(dataDir) {
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const tail = [];
+  const requests = [];
   let timer;
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stderr });
@@ -79,9 +87,13 @@ export function startServer(dataDir) {
       try {
         const event = JSON.parse(line);
         const fields = event.fields || {};
+        if (fields.message === "request") {
+          const { method, path, query, status, caller } = fields;
+          requests.push({ method, path, query, status, caller });
+        }
         if (fields.message === "serving" && fields.addr) {
           clearTimeout(timer);
-          resolve({ base: `http://${fields.addr}`, child });
+          resolve({ base: `http://${fields.addr}`, child, requests });
         }
       } catch {
         // not a JSON log line
@@ -110,21 +122,23 @@ export function stopServer(child) {
  * A server on a fresh embedded database (the bundled dataset, or the snapshot file `snapshot`
  * published first) and a chromium with an empty profile. Every request
  * the browser makes to another host, and every console error and page error, is recorded in
- * `outside` and `errors`. `close()` stops both and removes their directories.
+ * `outside` and `errors`; the server's access log in `requests`. `pricing(args)` runs a command
+ * on the server's data dir while it serves. `close()` stops both and removes their directories.
  */
 export async function startSession({ snapshot } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "pricing-browser-data-"));
   chmodSync(dataDir, 0o755); // as root, the embedded PostgreSQL runs as another user
   const profileDir = mkdtempSync(join(tmpdir(), "pricing-browser-profile-"));
-  const session = { outside: [], errors: [], base: null, server: null, context: null };
+  const session = { outside: [], errors: [], base: null, server: null, context: null, requests: [] };
   session.close = async () => {
     if (session.context) await session.context.close();
     await stopServer(session.server);
     for (const dir of [dataDir, profileDir]) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    if (snapshot) await publishSnapshot(join(dataDir, "embedded"), snapshot);
-    ({ base: session.base, child: session.server } = await startServer(join(dataDir, "embedded")));
+    session.pricing = (args) => runPricing(args, join(dataDir, "embedded"));
+    if (snapshot) await session.pricing(["publish", snapshot]);
+    ({ base: session.base, child: session.server, requests: session.requests } = await startServer(join(dataDir, "embedded")));
     session.context = await chromium.launchPersistentContext(profileDir, {
       executablePath: chromiumPath,
       headless: true,

@@ -188,7 +188,7 @@ describe("the pages beside the calculator", () => {
       await page.waitForSelector("body[data-chart=ready]");
     });
 
-    test("another component redraws from its own events, and the address keeps it", async () => {
+    test("another component redraws from the same card, and the address keeps it", async () => {
       await page.selectOption("#component", "output");
       await page.waitForFunction(() => document.body.dataset.chart === "ready" && window.location.search.includes("component=output"));
       const steps = await page.$$eval('#steps tbody tr[data-channel="official"]', (rows) => rows.map((r) => [r.dataset.from, r.dataset.value ?? null]));

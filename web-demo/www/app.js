@@ -7,6 +7,7 @@
 
 import init, { estimate, estimate_series, presets, version } from "./pkg/web_demo.js";
 import { ApiError, apiKey, estimateOnServer, searchModels, setApiKey } from "./api.js";
+import "./key.js";
 import { dollars, group, percent, price, tokens } from "./format.js";
 import { PALETTE, logChart } from "./chart.js";
 import { $, el, modelHref, showBanner } from "./ui.js";

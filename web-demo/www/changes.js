@@ -2,6 +2,7 @@
 // each event linking to its model's page, and the RSS / JSON Feed links carrying the same filters.
 
 import { price } from "./format.js";
+import "./key.js";
 import { keysetListing } from "./listing.js";
 import { $, el, modelHref } from "./ui.js";
 

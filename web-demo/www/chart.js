@@ -30,7 +30,10 @@ export function secondsToDate(seconds) {
  * vertical lines. Returns the uPlot instance.
  */
 export function stepChart(box, { lines, markers = [], yLabel }) {
-  const xs = [...new Set(lines.flatMap((l) => [...l.steps.map((s) => dateToSeconds(s.date)), dateToSeconds(l.until)]))].sort((a, b) => a - b);
+  // A price followed by days without one (a null step) is drawn up to its last day: a stepped
+  // path draws a level only towards a next point that has a value.
+  const lastDays = (l) => l.steps.filter((s) => s.value === null).map((s) => dateToSeconds(s.date) - DAY);
+  const xs = [...new Set(lines.flatMap((l) => [...l.steps.map((s) => dateToSeconds(s.date)), ...lastDays(l), dateToSeconds(l.until)]))].sort((a, b) => a - b);
   const exact = lines.map((line) => {
     const starts = line.steps.map((s) => dateToSeconds(s.date));
     const end = dateToSeconds(line.until);

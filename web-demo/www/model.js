@@ -1,14 +1,10 @@
-// A model's page: its card (GET /api/v1/models/{id} with every include section) and the price
-// history of one component as step lines, one per channel (standard tier), drawn from the
-// published change events (GET .../history, in windows of at most 365 days as the API
-// requires).
-//
-// A change event says the price moved from old_value to new_value on its date. When the first
-// price of a line started is not in those events: the line starts on the first day the daily
-// series (granularity=daily) has a standard price, so no line is drawn over days the channel
-// had no price. A move that no event dates (undatedMove) is drawn from the daily series too.
+// A model's page: its card (GET /api/v1/models/{id} with every include section), and the price
+// history of one component as step lines, one per channel (standard tier), drawn from the card's
+// history summary (`series`: every standard-tier price span). One request per view; another
+// component or window is drawn from the same answer.
 
 import { get } from "./api.js";
+import "./key.js";
 import { PALETTE, dateToSeconds, secondsToDate, stepChart } from "./chart.js";
 import { divide, price } from "./format.js";
 import { $, el, hideBanner, modelHref, showBanner, tokenCount, writeQuery } from "./ui.js";
@@ -16,7 +12,6 @@ import { $, el, hideBanner, modelHref, showBanner, tokenCount, writeQuery } from
 const CHANNELS = ["official", "openrouter", "aws_bedrock", "azure", "vertex", "together", "fireworks", "groq", "novita"];
 const TIERS = ["standard", "batch", "flex", "priority"];
 const COMPONENTS = ["input", "output", "cached_input"];
-const MAX_WINDOW_DAYS = 365;
 
 const today = new Date().toISOString().slice(0, 10);
 const addDays = (date, days) => secondsToDate(dateToSeconds(date) + days * 86400);
@@ -118,148 +113,81 @@ function pricePerPoint(card) {
 
 // ---- The history -----------------------------------------------------------------------------
 
-/** The windows of at most 365 days covering since..today, oldest first; the newest has no until. */
-function windows(since) {
-  const out = [];
-  let until = null;
-  let end = today;
-  for (;;) {
-    const start = addDays(end, -MAX_WINDOW_DAYS) > since ? addDays(end, -MAX_WINDOW_DAYS) : since;
-    out.unshift({ since: start, until });
-    if (start <= since) return out;
-    end = addDays(start, -1);
-    until = end;
-  }
-}
-
-/** Every item of a paged history query. */
-async function allItems(params) {
-  const items = [];
-  let cursor = "";
-  do {
-    const body = await get(`models/${encodeURIComponent(state.id)}/history`, { ...params, limit: 100, cursor });
-    items.push(...body.data.items);
-    cursor = body.pagination.has_more ? body.pagination.next_cursor : "";
-  } while (cursor);
-  return items;
-}
-
-/** The channel's daily points of every tier, since..until, the first `limit` of them. */
-async function dailyPoints(channel, since, until, limit) {
-  const body = await get(`models/${encodeURIComponent(state.id)}/history`, {
-    component: state.component, channel, granularity: "daily", since, until, limit,
-  });
-  return body.data.items;
-}
-
-/** The first standard-tier point since `from` (before `before`) of the channel, or null. */
-async function firstPricedPoint(channel, from, before) {
-  for (let since = from; since < before; since = addDays(since, MAX_WINDOW_DAYS + 1)) {
-    const until = addDays(since, MAX_WINDOW_DAYS) < before ? addDays(since, MAX_WINDOW_DAYS) : addDays(before, -1);
-    // One day holds at most one point per tier, so the first day is within the first four.
-    const items = await dailyPoints(channel, since, until, TIERS.length);
-    const point = items.find((p) => p.tier === "standard");
-    if (point) return point;
-    if (items.length) return null; // other tiers first: this tier's start is not among them
-  }
-  return null;
-}
-
-// How far back an undated move's unknown days are looked for: one page of daily points.
-const GAP_LOOKBACK_DAYS = Math.floor(100 / TIERS.length);
-
 /**
- * A move of the channel's price that no event dates: the sources show it, no provider page dates
- * it, so the published series holds the old price to its last known day, no price after it (the
- * days are unknown), and the new one from its first (docs/publishing.md, "The evidence gate").
- * Appends the unknown days and the current price when `row`, the price in effect now, starts
- * after the last step at another price.
+ * The step line of one channel over since..end: its price spans (every standard-tier price row,
+ * oldest first), each holding from its valid_from to the day before its valid_to. Days between
+ * two spans have no published price (a move no provider page dates: docs/publishing.md, "The
+ * evidence gate"), so the line has a gap there; it ends where the channel's last span ends.
  */
-async function undatedMove(channel, steps, row) {
-  const last = steps.at(-1);
-  if (!row || !last || row.valid_from <= last.date || row.usd_per_1m === last.value) return;
-  const lookback = addDays(row.valid_from, -GAP_LOOKBACK_DAYS);
-  const from = lookback > last.date ? lookback : last.date;
-  const held = (await dailyPoints(channel, from, addDays(row.valid_from, -1), GAP_LOOKBACK_DAYS * TIERS.length))
-    .filter((p) => p.tier === "standard");
-  const unknownFrom = held.length ? addDays(held.at(-1).date, 1) : from;
-  if (unknownFrom < row.valid_from) steps.push({ date: unknownFrom, value: null, kind: "unknown: a move no provider page dates" });
-  steps.push({ date: row.valid_from, value: row.usd_per_1m, kind: "price after an undated move" });
+function channelSteps(spans, since, end) {
+  const steps = [];
+  let previous = null;
+  for (const span of spans) {
+    if (span.valid_to && span.valid_to <= since) {
+      previous = span;
+      continue;
+    }
+    if (span.valid_from > end) break;
+    const adjacent = previous && previous.valid_to === span.valid_from;
+    if (adjacent && previous.usd_per_1m === span.usd_per_1m && steps.length) {
+      // The same price on, from another row (another source): no step.
+      previous = span;
+      continue;
+    }
+    const from = span.valid_from > since ? span.valid_from : since;
+    if (previous && previous.valid_to && previous.valid_to < span.valid_from && previous.valid_to > since) {
+      steps.push({ date: previous.valid_to, value: null, kind: "unknown: no published price (a move no provider page dates)" });
+    }
+    let kind;
+    if (from === since && since > span.valid_from) kind = "in effect at the window's start";
+    else if (!previous) kind = "first price";
+    else if (!adjacent) kind = "price after unknown days";
+    else kind = span.valid_from > today ? "scheduled change" : "change";
+    steps.push({ date: from, value: span.usd_per_1m, kind });
+    previous = span;
+  }
+  if (previous && previous.valid_to && previous.valid_to > since && previous.valid_to <= end) {
+    steps.push({ date: previous.valid_to, value: null, kind: "no published price since" });
+  }
+  return steps;
 }
 
-// Each load of the history has a number; a load that a newer one overtook draws nothing.
-let historyRun = 0;
-
-async function loadHistory() {
-  const run = ++historyRun;
+// The page draws from the card alone: its history summary carries every standard-tier price
+// span (`series`), so switching the component or the window asks the API for nothing.
+function loadHistory() {
   const card = state.card;
   const status = $("history-status");
   $("history-panel").hidden = false;
-  const first = card.history_summary && card.history_summary.first_price_date;
-  if (!first) {
-    // No price rows at all: the history would only answer NO_PRICE_DATA.
+  const summary = card.history_summary || {};
+  const first = summary.first_price_date;
+  const series = (summary.series || []).filter((r) => r.component === state.component);
+  const component = state.component.replace("_", " ");
+  if (!first || !series.length) {
     renderHistory([], [], null, null);
-    status.textContent = "This model has no published prices, so no price history.";
+    status.textContent = first
+      ? `No standard-tier ${component} price on any channel of this model: choose another component.`
+      : "This model has no published prices, so no price history.";
     document.body.dataset.chart = "ready";
     return;
   }
   const since = state.window === "all" ? first : [addDays(today, -Number(state.window)), first].sort()[1];
-  const pieces = windows(since);
-  status.textContent = `Loading ${pieces.length} window${pieces.length > 1 ? "s" : ""} of history…`;
-  document.body.dataset.chart = "loading";
-  try {
-    const events = [];
-    for (const piece of pieces) {
-      events.push(...(await allItems({ component: state.component, granularity: "changes", since: piece.since, until: piece.until })));
-    }
-    const standard = events.filter((e) => e.tier === "standard");
-    const current = card.pricing.in_effect.filter((r) => r.component === state.component && r.tier === "standard");
-    const channels = CHANNELS.filter((c) => current.some((r) => r.channel === c) || standard.some((e) => e.channel === c));
-    // Past the last (scheduled) change, so its new price shows as a step, not a point.
-    const end = [today, ...standard.map((e) => addDays(e.effective_date, 30))].sort().at(-1);
-    const lines = [];
-    for (const channel of channels) {
-      const mine = standard.filter((e) => e.channel === channel);
-      const row = current.find((r) => r.channel === channel);
-      const steps = [];
-      // The line starts at the channel's first price in the window: the one the first event
-      // moved from, or (no event) the current one's or an earlier one an undated move replaced.
-      const before = mine.length ? mine[0].effective_date : row.valid_from;
-      const start = before > since ? await firstPricedPoint(channel, since, before) : null;
-      const startKind = (date) => (date === since && date !== first ? "in effect at the window's start" : "first price");
-      if (start) steps.push({ date: start.date, value: mine.length ? mine[0].old_value : start.usd_per_1m, kind: startKind(start.date) });
-      for (const e of mine) steps.push({ date: e.effective_date, value: e.new_value, kind: e.event_type === "price_change_scheduled" ? "scheduled change" : "change" });
-      if (!steps.length) {
-        const from = row.valid_from > since ? row.valid_from : since;
-        steps.push({ date: from, value: row.usd_per_1m, kind: startKind(from) });
-      }
-      await undatedMove(channel, steps, row);
-      lines.push({ channel, label: channel, color: PALETTE[CHANNELS.indexOf(channel)], steps, until: end });
-    }
-    if (run !== historyRun) return;
-    const markers = [
-      ["launch", card.launch_date],
-      ["deprecation", card.deprecation_date],
-      ["retirement", card.retirement_date],
-      ...standard.filter((e) => e.event_type === "price_change_scheduled").map((e) => [`scheduled: ${e.channel} $${e.new_value}`, e.effective_date]),
-    ].filter(([, date]) => date && date >= since && date <= end).map(([label, date]) => ({ label, date }));
-    renderHistory(lines, markers, since, end);
-    status.textContent = lines.length
-      ? `${state.component.replace("_", " ")} price, standard tier, ${since} to ${end}: ${standard.length} change${standard.length === 1 ? "" : "s"} on ${lines.length} channel${lines.length === 1 ? "" : "s"}.`
-      : `No standard-tier ${state.component.replace("_", " ")} price on any channel.`;
-    document.body.dataset.chart = "ready";
-  } catch (err) {
-    if (run !== historyRun) return;
-    renderHistory([], [], null, null);
-    if (err.code === "NO_PRICE_DATA") {
-      status.textContent = `No ${state.component.replace("_", " ")} price on any channel of this model: choose another component.`;
-      document.body.dataset.chart = "ready";
-      return;
-    }
-    status.textContent = "";
-    showBanner(err);
-    document.body.dataset.chart = "failed";
-  }
+  // Past the last scheduled change, so its new price shows as a step, not a point.
+  const end = [today, ...series.map((r) => addDays(r.valid_from, 30))].sort().at(-1);
+  const lines = CHANNELS.map((channel) => ({ channel, steps: channelSteps(series.filter((r) => r.channel === channel), since, end) }))
+    .filter((line) => line.steps.length)
+    .map((line) => ({ ...line, label: line.channel, color: PALETTE[CHANNELS.indexOf(line.channel)], until: end }));
+  const changes = lines.flatMap((l) => l.steps).filter((s) => s.kind === "change" || s.kind === "scheduled change").length;
+  const markers = [
+    ["launch", card.launch_date],
+    ["deprecation", card.deprecation_date],
+    ["retirement", card.retirement_date],
+    ...lines.flatMap((l) => l.steps.filter((s) => s.kind === "scheduled change").map((s) => [`scheduled: ${l.channel} $${s.value}`, s.date])),
+  ].filter(([, date]) => date && date >= since && date <= end).map(([label, date]) => ({ label, date }));
+  renderHistory(lines, markers, since, end);
+  status.textContent = lines.length
+    ? `${component} price, standard tier, ${since} to ${end}: ${changes} change${changes === 1 ? "" : "s"} on ${lines.length} channel${lines.length === 1 ? "" : "s"}.`
+    : `No standard-tier ${component} price on any channel in this window.`;
+  document.body.dataset.chart = "ready";
 }
 
 function renderHistory(lines, markers, since, end) {
@@ -310,7 +238,7 @@ async function main() {
   document.body.dataset.ready = "true";
   $("component").addEventListener("change", (e) => { state.component = e.target.value; syncUrl(); loadHistory(); });
   $("window").addEventListener("change", (e) => { state.window = e.target.value; syncUrl(); loadHistory(); });
-  await loadHistory();
+  loadHistory();
 }
 
 main();

@@ -2,6 +2,7 @@
 // (listing.js), one row per model linking to its page.
 
 import { price } from "./format.js";
+import "./key.js";
 import { keysetListing } from "./listing.js";
 import { $, el, modelHref, tokenCount } from "./ui.js";
 

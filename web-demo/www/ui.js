@@ -1,5 +1,7 @@
 // What every page of the demo shares: DOM helpers, the error banner, and URL state.
 
+import { group } from "./format.js";
+
 export const $ = (id) => document.getElementById(id);
 
 /** An element with attributes (`on...` attributes become listeners) and children. */
@@ -16,21 +18,43 @@ export const el = (tag, attrs = {}, ...children) => {
 };
 
 export function formatWait(seconds) {
-  return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.ceil(seconds / 60)} min`;
+  return `${Math.ceil(seconds / 3600)} h`;
+}
+
+/**
+ * What a 429 means, in a sentence a person reads: the plan's limits and when to try again, and
+ * for an anonymous visitor that a free key lifts them.
+ */
+export function rateLimitSentence(err) {
+  const wait = err.retryAfter ? ` Try again in ${formatWait(err.retryAfter)}` : " Try again later";
+  const plan = err.plan;
+  if (!plan) return `${err.message.charAt(0).toUpperCase()}${err.message.slice(1).replace(/\.$/, "")}.${wait}.`;
+  const limits = `${plan.perSecond} a second and ${group(String(plan.quota))} ${plan.window}`;
+  if (plan.name === "anonymous") {
+    return `Too many requests for now: the anonymous plan allows ${limits}.${wait}, or get a free key.`;
+  }
+  return `Too many requests for now: your ${plan.name} allows ${limits}.${wait}.`;
+}
+
+/** Asks the page's key box (key.js) for a free key. */
+export function wantKey() {
+  window.dispatchEvent(new CustomEvent("pricing-want-key"));
 }
 
 /** Shows an API error (or any error) in the page's `#banner`, with what to do about it. */
 export function showBanner(err) {
   const banner = $("banner");
   let text = err.message || String(err);
-  if (err.code === "RATE_LIMITED" || err.status === 429) {
-    const wait = err.retryAfter ? `; try again in ${formatWait(err.retryAfter)}` : "";
-    text = `The API is rate-limiting this page${wait}. ${err.message} An API key (on the calculator page) raises the limit.`;
-  } else if (err.nextStep) {
-    text = `${text} ${err.nextStep}`;
-  }
+  const limited = err.code === "RATE_LIMITED" || err.status === 429;
+  if (limited) text = rateLimitSentence(err);
+  else if (err.nextStep) text = `${text} ${err.nextStep}`;
   banner.replaceChildren(
     el("span", {}, text),
+    limited && err.plan && err.plan.name === "anonymous"
+      ? el("button", { type: "button", class: "get-key", onclick: wantKey }, "Get a free key")
+      : null,
     el("button", { type: "button", class: "dismiss", "aria-label": "Dismiss", onclick: () => { banner.hidden = true; } }, "×"),
   );
   banner.dataset.code = err.code || "ERROR";

@@ -34,6 +34,10 @@ pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(30);
 /// ahead uncounted (the fail-open bound of admission, docs/keys.md): a
 /// database that stopped answering cannot end the statement itself.
 const KEY_CHECK_TIMEOUT: Duration = crate::access::quota::ANSWER_TIMEOUT;
+
+/// A key issued on request (POST /api/v1/keys) that is not used within this
+/// time stops working; its first use lifts that expiry.
+pub const UNUSED_KEY_TTL: time::Duration = time::Duration::days(7);
 /// Past this many cached keys, stale entries are dropped (and if that is not
 /// enough, all of them), so that random keys cannot grow the cache unbounded.
 const MAX_CACHED: usize = 10_000;
@@ -94,6 +98,18 @@ pub fn display_prefix(lookup: &str) -> String {
     format!("{KEY_PREFIX}{lookup}")
 }
 
+/// A key's time as listings and answers show it: RFC 3339 in UTC, whole seconds.
+pub fn timestamp(t: OffsetDateTime) -> String {
+    t.to_offset(time::UtcOffset::UTC)
+        .replace_nanosecond(0)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
 /// The SHA-256 of a key, as stored (lower-case hex).
 pub fn sha256_hex(key: &str) -> String {
     hex::encode(Sha256::digest(key.as_bytes()))
@@ -119,35 +135,94 @@ pub async fn issue(
     label: Option<&str>,
     expires_at: Option<OffsetDateTime>,
 ) -> anyhow::Result<Issued> {
-    // A taken lookup prefix (one in 2^71) just means drawing again.
-    for _ in 0..3 {
-        let key = NewKey::generate()?;
-        let result = client
+    let (key, row) = store_new(|lookup, sha256| async move {
+        client
             .query_one(
                 "select created_at from keys.issue($1, $2, $3, $4, $5)",
-                &[
-                    &key.lookup(),
-                    &sha256_hex(key.expose()),
-                    &plan,
-                    &label,
-                    &expires_at,
-                ],
+                &[&lookup, &sha256, &plan, &label, &expires_at],
             )
-            .await;
-        match result {
-            Ok(row) => {
-                return Ok(Issued {
-                    key,
-                    plan: plan.to_owned(),
-                    created_at: row.get(0),
-                    expires_at,
-                });
-            }
+            .await
+    })
+    .await?
+    .map_err(db_error)?;
+    Ok(Issued {
+        key,
+        plan: plan.to_owned(),
+        created_at: row.get(0),
+        expires_at,
+    })
+}
+
+/// Draws a key and stores it with `store` (given its lookup prefix and
+/// SHA-256), drawing again when the prefix is taken (one in 2^71). The inner
+/// error is the database's.
+async fn store_new<T, F, Fut>(
+    mut store: F,
+) -> anyhow::Result<Result<(NewKey, T), tokio_postgres::Error>>
+where
+    F: FnMut(String, String) -> Fut,
+    Fut: Future<Output = Result<T, tokio_postgres::Error>>,
+{
+    for _ in 0..3 {
+        let key = NewKey::generate()?;
+        match store(key.lookup().to_owned(), sha256_hex(key.expose())).await {
+            Ok(stored) => return Ok(Ok((key, stored))),
             Err(err) if err.code() == Some(&SqlState::UNIQUE_VIOLATION) => continue,
-            Err(err) => return Err(db_error(err)),
+            Err(err) => return Ok(Err(err)),
         }
     }
     bail!("could not find a free lookup prefix in three draws; is the random source broken?")
+}
+
+/// A key issued on request, with the limits of its plan.
+#[derive(Debug)]
+pub struct IssuedOnRequest {
+    /// The key, shown to the caller once.
+    pub key: NewKey,
+    /// When it was stored.
+    pub created_at: OffsetDateTime,
+    /// When it stops working unless it is used before.
+    pub unused_expires_at: OffsetDateTime,
+    /// Its plan (`free`).
+    pub plan: String,
+    /// Its plan's quota per window (None: unlimited).
+    pub quota: Option<i32>,
+    /// Its plan's window length.
+    pub window_seconds: i32,
+    /// Its plan's requests per second (None: unlimited).
+    pub burst_per_second: Option<i32>,
+    /// The served publish's time (the envelope's `as_of`).
+    pub as_of: OffsetDateTime,
+}
+
+/// Issues a free key through `api.issue_key_on_request()` (the web role may
+/// call it; it issues on plan `free` only). The caller has counted the request
+/// against the client's `key_requests` budget. A database error stays a
+/// [`tokio_postgres::Error`] (downcast it to tell an outage from a fault).
+pub async fn issue_on_request(pool: &Pool) -> anyhow::Result<IssuedOnRequest> {
+    let client = pool.get().await.context("no database connection")?;
+    let unused_expires_at = OffsetDateTime::now_utc() + UNUSED_KEY_TTL;
+    let client = &client;
+    let (key, row) = store_new(|lookup, sha256| async move {
+        client
+            .query_one(
+                "select created_at, plan, quota, window_seconds, burst_per_second, as_of
+                 from api.issue_key_on_request($1, $2, $3)",
+                &[&lookup, &sha256, &unused_expires_at],
+            )
+            .await
+    })
+    .await??;
+    Ok(IssuedOnRequest {
+        key,
+        created_at: row.get(0),
+        unused_expires_at,
+        plan: row.get(1),
+        quota: row.get(2),
+        window_seconds: row.get(3),
+        burst_per_second: row.get(4),
+        as_of: row.get(5),
+    })
 }
 
 /// Accepts a key's lookup prefix with or without `pr_live_`, or a whole key.
@@ -208,13 +283,16 @@ pub struct Listing {
     pub used: Option<i32>,
     /// The plan's quota per window (None: unlimited).
     pub quota: Option<i32>,
+    /// A key issued on request and never used: when it expires unless used.
+    pub unused_expires_at: Option<OffsetDateTime>,
 }
 
 /// Every key, newest first; never the keys themselves.
 pub async fn list(client: &Client) -> anyhow::Result<Vec<Listing>> {
     let rows = client
         .query(
-            "select lookup_prefix, plan, label, created_at, expires_at, revoked_at, used, quota
+            "select lookup_prefix, plan, label, created_at, expires_at, revoked_at, used, quota,
+                    unused_expires_at
              from keys.list()",
             &[],
         )
@@ -231,6 +309,7 @@ pub async fn list(client: &Client) -> anyhow::Result<Vec<Listing>> {
             revoked_at: row.get(5),
             used: row.get(6),
             quota: row.get(7),
+            unused_expires_at: row.get(8),
         })
         .collect())
 }
@@ -353,6 +432,11 @@ impl KeyStore {
             ttl,
             cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Issues a free key on request ([`issue_on_request`]) over this store's pool.
+    pub async fn issue_on_request(&self) -> anyhow::Result<IssuedOnRequest> {
+        issue_on_request(&self.pool).await
     }
 
     /// What `presented` is. Errs only when the database cannot be asked.

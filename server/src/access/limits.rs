@@ -32,18 +32,24 @@ pub(crate) fn access(depot: &Depot) -> &Access {
         .unwrap_or_else(|_| unreachable!("Access is injected for every route"))
 }
 
-/// Whether a request is counted: under `/api/v1`, not health, not OPTIONS.
+/// Whether a request is counted here: under `/api/v1`, not health, not
+/// OPTIONS, and not a request for a free key (`POST /api/v1/keys` counts
+/// against the address's key requests instead: crate::http::keys).
 pub(crate) fn is_counted(method: &Method, path: &str) -> bool {
     if method == Method::OPTIONS {
         return false;
     }
     match path.strip_prefix("/api/v1") {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => {
-            rest.trim_end_matches('/') != "/health"
+            let rest = rest.trim_end_matches('/');
+            rest != "/health" && !(method == Method::POST && rest == KEYS_PATH)
         }
         _ => false,
     }
 }
+
+/// The path under `/api/v1` where free keys are issued on request.
+pub(crate) const KEYS_PATH: &str = "/keys";
 
 /// The socket peer's IP address, if the connection has one.
 fn peer_addr(req: &Request) -> Option<IpAddr> {
@@ -92,6 +98,13 @@ pub(crate) fn logged_client(req: &Request, depot: &Depot) -> IpAddr {
         .ok()
         .or_else(|| peer_addr(req))
         .unwrap_or(Ipv4Addr::UNSPECIFIED.into())
+}
+
+/// The request's client address ([`client_addr`]), kept for the access log.
+pub(crate) fn request_client(req: &Request, depot: &mut Depot) -> Result<IpAddr, ApiError> {
+    let client = client_addr(req, access(depot).trusted_proxies())?;
+    depot.insert_typed(Client(client));
+    Ok(client)
 }
 
 /// The client address of an MCP request, for its tool calls' accounting.
@@ -212,7 +225,8 @@ pub(crate) async fn admit_work(req: &Request, depot: &mut Depot, res: &mut Respo
     !refused
 }
 
-fn write_headers(res: &mut Response, decision: &Decision) {
+/// The `X-RateLimit-*` headers of the window `decision` reports, if any.
+pub(crate) fn write_headers(res: &mut Response, decision: &Decision) {
     if let Some(window) = decision.window() {
         let headers = res.headers_mut();
         headers.insert(LIMIT, HeaderValue::from(window.limit));
@@ -279,5 +293,7 @@ mod tests {
         assert!(!is_counted(&Method::GET, "/api/v10/models"));
         assert!(!is_counted(&Method::POST, "/mcp"));
         assert!(!is_counted(&Method::GET, "/feeds/changes.xml"));
+        assert!(!is_counted(&Method::POST, "/api/v1/keys"));
+        assert!(is_counted(&Method::GET, "/api/v1/keys"));
     }
 }

@@ -19,8 +19,8 @@ use std::time::Duration;
 use deadpool_postgres::Pool;
 use salvo::http::HeaderMap;
 
-use self::keys::{KeyStatus, KeyStore, ValidKey};
-use crate::access::quota::{Accountant, Decision, Subject};
+use self::keys::{IssuedOnRequest, KeyStatus, KeyStore, ValidKey};
+use crate::access::quota::{Accountant, Decision, Refusal, Subject};
 use crate::telemetry::Throttle;
 
 /// What to do with a key that does not work.
@@ -90,6 +90,20 @@ pub struct Admission {
     pub decision: Decision,
     /// Under [`KeyPolicy::Strict`]: the key was sent but does not work.
     pub key_problem: Option<KeyProblem>,
+}
+
+/// The outcome of [`Access::request_key`].
+#[derive(Debug)]
+pub enum KeyRequest {
+    /// Over the address's budget of key requests: wait `retry_after` seconds.
+    Refused {
+        /// Which limit.
+        by: Refusal,
+        /// Seconds to wait.
+        retry_after: u32,
+    },
+    /// A new key.
+    Issued(IssuedOnRequest),
 }
 
 /// Key resolution and accounting, shared by every channel of one server.
@@ -189,6 +203,23 @@ impl Access {
             decision,
             key_problem: key_problem.filter(|_| policy == KeyPolicy::Strict),
         }
+    }
+
+    /// A request for a free key from `client` (POST /api/v1/keys): counted
+    /// against the address's daily budget of key requests (plan
+    /// `key_requests`, not the anonymous quota, so that a caller who used
+    /// that up can still ask), and when admitted, a key issued. The decision
+    /// carries the budget's window for the rate-limit headers; the error is
+    /// a key that could not be stored.
+    pub async fn request_key(&self, client: IpAddr) -> (Decision, anyhow::Result<KeyRequest>) {
+        let decision = self.accountant.admit(&Subject::key_requests(client)).await;
+        let outcome = match decision {
+            Decision::Refused {
+                by, retry_after, ..
+            } => Ok(KeyRequest::Refused { by, retry_after }),
+            _ => self.keys.issue_on_request().await.map(KeyRequest::Issued),
+        };
+        (decision, outcome)
     }
 
     /// The MCP channel's entry: the credential from the HTTP request's headers

@@ -10,6 +10,7 @@ mod dumps;
 mod endpoints;
 mod feeds;
 mod health;
+mod keys;
 
 pub use demo::DEFAULT_DEMO_DIR;
 
@@ -26,8 +27,8 @@ use crate::error::{ApiError, ErrorCode};
 use crate::service::operations::{Kind, OPERATIONS};
 
 /// The REST routes (and the browser pages): the GET of every read operation
-/// of the service, the estimate, health, the OpenAPI document, the public
-/// feeds and the CSV dump.
+/// of the service, the estimate, health, the OpenAPI document, free keys on
+/// request, the public feeds and the CSV dump.
 pub fn router(demo_dir: &Path) -> Router {
     // The data endpoints answer from the response cache when they can.
     let mut data = Router::new().hoop(cache::response_cache);
@@ -53,6 +54,7 @@ pub fn router(demo_dir: &Path) -> Router {
             Router::with_path("api/v1")
                 .push(Router::with_path("health").push(read(health::health)))
                 .push(Router::with_path("openapi.json").push(read(endpoints::openapi)))
+                .push(Router::with_path("keys").post(keys::issue_key))
                 .push(data)
                 .push(posts),
         )
@@ -182,7 +184,7 @@ pub(crate) async fn json_errors(req: &Request, res: &mut Response, ctrl: &mut Fl
                 req.method(),
                 crate::error::excerpt(req.uri().path())
             ),
-            "use GET or HEAD (or POST for /api/v1/estimate and /api/v1/cost)",
+            "use GET or HEAD (or POST for /api/v1/estimate, /api/v1/cost and /api/v1/keys)",
         ),
         _ if status.is_server_error() => ApiError::new(
             ErrorCode::Internal,

@@ -3,10 +3,12 @@
 //! `pricing serve` without a database URL creates the cluster with `initdb` on
 //! first start, starts it with `pg_ctl`, reachable only through a Unix socket in
 //! the data dir, and stops it at exit. A lock file keeps a second server off the
-//! same data dir. A postmaster orphaned by a server that died is stopped and
-//! started afresh, so the service recovers by itself; and while a command
-//! runs on the cluster, [`LocalCluster::supervise`] watches its postmaster and
-//! starts it again when it dies (docs/deployment.md, "When a component fails").
+//! same data dir; the other commands (`pricing keys ...`, `migrate`, ...) use
+//! the cluster of the process holding it through its socket ([`attach`]). A
+//! postmaster orphaned by a server that died is stopped and started afresh, so
+//! the service recovers by itself; and while a command runs on the cluster it
+//! started, [`LocalCluster::supervise`] watches its postmaster and starts it
+//! again when it dies (docs/deployment.md, "When a component fails").
 
 use std::fs::{self, File, TryLockError};
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
@@ -108,13 +110,7 @@ impl LocalCluster {
 
     /// Connection settings for the service database, over the Unix socket.
     pub fn config(&self) -> Config {
-        let mut config = Config::new();
-        config
-            .host_path(&self.socket_dir)
-            .port(5432)
-            .user(SUPERUSER)
-            .dbname(DATABASE);
-        config
+        socket_config(&self.socket_dir)
     }
 
     async fn ensure_database(&self) -> anyhow::Result<()> {
@@ -301,6 +297,84 @@ fn postmaster_alive(pgdata: &Path) -> bool {
     // `pid (comm) state ...`: a zombie is dead.
     let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
     stat.contains("(postgres)") && !state.is_some_and(|s| s.starts_with('Z'))
+}
+
+/// The service database of the cluster whose socket is in `socket_dir`.
+fn socket_config(socket_dir: &Path) -> Config {
+    let mut config = Config::new();
+    config
+        .host_path(socket_dir)
+        .port(5432)
+        .user(SUPERUSER)
+        .dbname(DATABASE);
+    config
+}
+
+/// How long a command waits for the cluster of a process that is still
+/// starting it (a first start runs initdb and fills the database).
+const ATTACH_WAIT: Duration = Duration::from_secs(120);
+
+/// The cluster in `data_dir` of a running `pricing serve` (or another command
+/// holding the data dir), reached through its Unix socket, once it answers:
+/// `None` when no process holds the data dir, and the caller starts the
+/// cluster itself ([`LocalCluster::start`]). Only a second server is refused
+/// a data dir; commands work beside it.
+pub async fn attach(data_dir: &Path) -> anyhow::Result<Option<Config>> {
+    let Ok(data_dir) = data_dir.canonicalize() else {
+        return Ok(None); // no data dir yet: nobody holds it
+    };
+    if !held(&data_dir)? {
+        return Ok(None);
+    }
+    let config = socket_config(&data_dir.join("run"));
+    let deadline = tokio::time::Instant::now() + ATTACH_WAIT;
+    loop {
+        let answer = match crate::store::db::connect(&config).await {
+            Ok(client) => client
+                .simple_query("select")
+                .await
+                .map_err(anyhow::Error::from),
+            Err(err) => Err(err),
+        };
+        match answer {
+            Ok(_) => {
+                tracing::info!(data_dir = %data_dir.display(), "using the embedded PostgreSQL of the running server");
+                return Ok(Some(config));
+            }
+            // The holder stopped meanwhile: the caller starts the cluster itself.
+            Err(_) if !held(&data_dir)? => return Ok(None),
+            Err(err) if tokio::time::Instant::now() >= deadline => {
+                return Err(err).context(not_ready(&data_dir));
+            }
+            Err(err) => {
+                tracing::debug!(error = %format!("{err:#}"), "the running server's database is not ready yet")
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+fn not_ready(data_dir: &Path) -> String {
+    format!(
+        "another process holds the data dir {} but its PostgreSQL did not answer within {} s",
+        data_dir.display(),
+        ATTACH_WAIT.as_secs()
+    )
+}
+
+/// Whether a process holds the lock of `data_dir` (without taking it).
+fn held(data_dir: &Path) -> anyhow::Result<bool> {
+    let path = data_dir.join("pricing.lock");
+    let Ok(file) = File::open(&path) else {
+        return Ok(false);
+    };
+    match file.try_lock() {
+        Ok(()) => Ok(false), // released when `file` is dropped
+        Err(TryLockError::WouldBlock) => Ok(true),
+        Err(TryLockError::Error(err)) => {
+            Err(err).with_context(|| format!("locking {}", path.display()))
+        }
+    }
 }
 
 fn lock_data_dir(data_dir: &Path) -> anyhow::Result<File> {

@@ -90,6 +90,10 @@ const API_SQL: &[(&str, &str)] = &[
         "63_sweep_counters.sql",
         include_str!("../../../sql/63_sweep_counters.sql"),
     ),
+    (
+        "64_issue_key_on_request.sql",
+        include_str!("../../../sql/64_issue_key_on_request.sql"),
+    ),
     ("99_grants.sql", include_str!("../../../sql/99_grants.sql")),
 ];
 

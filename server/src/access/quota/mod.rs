@@ -90,22 +90,20 @@ impl Subject {
     /// An anonymous caller, by address: IPv4 per address, IPv6 per /64 (one
     /// customer's network), an IPv4-mapped IPv6 address as the IPv4 one.
     pub fn anonymous(ip: IpAddr) -> Self {
-        let id = match ip {
-            IpAddr::V4(v4) => format!("ip:{v4}"),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => format!("ip:{v4}"),
-                None => {
-                    let s = v6.segments();
-                    let net = std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0);
-                    format!("ip:{net}/64")
-                }
-            },
-        };
         // Shared: a new one per request would cost an allocation each.
         static ANONYMOUS: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("anonymous"));
         Self {
-            id,
+            id: address_id(ip),
             plan: ANONYMOUS.clone(),
+        }
+    }
+
+    /// The keys an address asks for (POST /api/v1/keys), on plan
+    /// `key_requests`: counted per address as [`Self::anonymous`] counts it.
+    pub fn key_requests(ip: IpAddr) -> Self {
+        Self {
+            id: format!("keys-for:{}", address_id(ip)),
+            plan: Arc::from(KEY_REQUESTS_PLAN),
         }
     }
 
@@ -117,7 +115,7 @@ impl Subject {
         }
     }
 
-    /// The counter name: `ip:...` or `key:<id>`.
+    /// The counter name: `ip:...`, `keys-for:ip:...` or `key:<id>`.
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -125,6 +123,25 @@ impl Subject {
     /// The plan whose limits apply.
     pub fn plan(&self) -> &str {
         &self.plan
+    }
+}
+
+/// The plan counting the keys an address asks for (migrations/V18).
+pub const KEY_REQUESTS_PLAN: &str = "key_requests";
+
+/// An address as the counters name it: IPv4 per address, IPv6 per /64, an
+/// IPv4-mapped IPv6 address as the IPv4 one.
+fn address_id(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => format!("ip:{v4}"),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => format!("ip:{v4}"),
+            None => {
+                let s = v6.segments();
+                let net = std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0);
+                format!("ip:{net}/64")
+            }
+        },
     }
 }
 
