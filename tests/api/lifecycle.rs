@@ -209,3 +209,52 @@ async fn a_model_no_source_lists_any_more_is_stale_not_retired() {
     assert!(!prices.is_empty());
     assert!(prices.iter().all(|p| p["is_stale"] == true), "{prices:?}");
 }
+
+#[tokio::test]
+async fn a_lifecycle_statement_that_cannot_be_true_is_a_bad_row() {
+    use pricing::publish::snapshot::Snapshot;
+    use pricing::publish::{self, Options, PublishError};
+
+    let db = TestDb::new().await;
+    let mut doc: Value =
+        serde_json::from_slice(&crate::helpers::fixture_bytes("snapshot-b.json")).expect("json");
+    let models = doc["models"].as_array_mut().expect("models");
+    let statement = |channel: &str, shutdown: &str, decides: bool| {
+        serde_json::json!({"channel": channel, "announced": "2026-04-22", "shutdown": shutdown,
+                           "not_before": null, "successor": null, "source": "provider n",
+                           "url": OPENAI_PAGE, "decides": decides})
+    };
+    // a shutdown before its announcement, a channel outside the nine, two
+    // statements the status rests on, a successor the snapshot lacks
+    models[0]["lifecycle"] = serde_json::json!([statement("official", "2026-01-01", false)]);
+    models[1]["status"] = "active".into();
+    models[1]["lifecycle"] = serde_json::json!([statement("replicate", "2026-10-23", false)]);
+    models[2]["status"] = "deprecated".into();
+    models[2]["lifecycle"] = serde_json::json!([
+        statement("official", "2026-10-23", true),
+        statement("azure", "2026-10-23", true)
+    ]);
+    let mut with_successor = statement("official", "2026-10-23", false);
+    with_successor["successor"] = "openai:no-such-model".into();
+    models[3]["status"] = "active".into();
+    models[3]["lifecycle"] = serde_json::json!([with_successor]);
+    let snapshot = Snapshot::from_bytes(&serde_json::to_vec(&doc).expect("json")).expect("parses");
+    let err = publish::publish(&mut db.client().await, &snapshot, Options::default())
+        .await
+        .expect_err("bad statements reject the snapshot");
+    let PublishError::Rejected(rows) = &err else {
+        panic!("{err:#}")
+    };
+    for reason in [
+        "shutdown before the announcement",
+        "unknown channel `replicate`",
+        "2 statements marked `decides`",
+        "successor openai:no-such-model is not in the snapshot",
+    ] {
+        assert!(
+            rows.iter()
+                .any(|r| r.reason.contains(reason) && r.row.contains("lifecycle")),
+            "no bad row for `{reason}`: {rows:?}"
+        );
+    }
+}

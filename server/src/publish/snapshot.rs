@@ -200,8 +200,7 @@ fn check_promotion(step: &Step, price: Option<Decimal>) -> Result<Option<String>
             step.from
         ));
     }
-    let web = p.url.starts_with("https://") || p.url.starts_with("http://");
-    if !web || p.url.len() > MAX_URL_LEN || p.url.contains(char::is_whitespace) {
+    if !page_address(&p.url) {
         return Err(format!(
             "promotion.url must be the provider's page, an http(s) address of at most {MAX_URL_LEN} characters"
         ));
@@ -209,6 +208,13 @@ fn check_promotion(step: &Step, price: Option<Decimal>) -> Result<Option<String>
     serde_json::to_string(p)
         .map(Some)
         .map_err(|e| format!("promotion: {e}"))
+}
+
+/// A provider's page: an http(s) address of at most MAX_URL_LEN characters.
+fn page_address(url: &str) -> bool {
+    (url.starts_with("https://") || url.starts_with("http://"))
+        && url.len() <= MAX_URL_LEN
+        && !url.contains(char::is_whitespace)
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
@@ -683,11 +689,7 @@ fn stage_lifecycle(m: &Model, rows: &mut Vec<StagedStatement>, bad: &mut Vec<Bad
             Some("shutdown before the announcement".to_owned())
         } else if st.source.is_empty() || st.source.len() > 200 {
             Some("source must name the notice (1 to 200 characters)".to_owned())
-        } else if st.url.as_deref().is_some_and(|u| {
-            !(u.starts_with("https://") || u.starts_with("http://"))
-                || u.len() > MAX_URL_LEN
-                || u.contains(char::is_whitespace)
-        }) {
+        } else if st.url.as_deref().is_some_and(|u| !page_address(u)) {
             Some(format!(
                 "url must be the provider's page, an http(s) address of at most {MAX_URL_LEN} characters"
             ))
