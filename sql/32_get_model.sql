@@ -4,6 +4,8 @@
 -- canonical id (and requested_id as given). include: any of pricing,
 -- deprecation, benchmarks, aliases, history_summary. as_of: a day whose prices
 -- the card shows instead of the served publish's day.
+-- The card carries the providers' lifecycle statements of the model
+-- (`lifecycle`, by channel) and the one its status rests on (`status_source`).
 -- Ordering: channels in the spec's order; price rows by channel, component,
 -- tier; the history summary's series (every standard-tier price row, past,
 -- current and scheduled: the price lines of the model page) by channel,
@@ -37,6 +39,20 @@ begin
         'deprecation_date', v_m.deprecation_date,
         'retirement_date', v_m.retirement_date,
         'successor', v_m.successor,
+        -- the provider's statement the status rests on (null: active, none),
+        -- and every statement read of the model, per channel
+        'status_source', (
+            select jsonb_build_object('channel', l.channel, 'source', l.source, 'url', l.url)
+            from pricing.lifecycle_statements as l
+            where l.model_id = v_id and l.decides),
+        'lifecycle', (
+            select coalesce(jsonb_agg(jsonb_build_object(
+                       'channel', l.channel, 'announced', l.announced, 'shutdown', l.shutdown,
+                       'not_before', l.not_before, 'successor', l.successor, 'source', l.source,
+                       'url', l.url, 'decides', l.decides)
+                       order by l.channel), '[]'::jsonb)
+            from pricing.lifecycle_statements as l
+            where l.model_id = v_id),
         'prices_as_of', v_day,
         'reference_price', (
             select api._price_summary(c.channel, c.input_usd, c.output_usd, c.cached_input_usd,
@@ -84,8 +100,9 @@ begin
             'successor_name', (select s.name from pricing.models as s where s.id = v_m.successor),
             'events', (
                 select coalesce(jsonb_agg(jsonb_build_object(
-                           'id', e.id, 'event_type', e.event_type, 'effective_date', e.effective_date,
-                           'significance', e.significance, 'old_value', e.old_value, 'new_value', e.new_value)
+                           'id', e.id, 'event_type', e.event_type, 'channel', e.channel,
+                           'effective_date', e.effective_date, 'significance', e.significance,
+                           'old_value', e.old_value, 'new_value', e.new_value, 'detail', e.detail)
                            order by e.effective_date desc, e.id desc), '[]'::jsonb)
                 from pricing.events as e
                 where e.model_id = v_id and e.event_type in ('deprecation', 'retirement'))));

@@ -30,6 +30,19 @@ begin
         retirement_date date,
         successor text
     ) on commit drop;
+    -- the providers' lifecycle statements of the staged models (docs/snapshot-format.md 5.2)
+    create temp table stage_lifecycle (
+        model_id text not null,
+        channel pricing.channel not null,
+        announced date,
+        shutdown date,
+        not_before date,
+        successor text,
+        source text not null,
+        url text,
+        decides boolean not null,
+        primary key (model_id, channel)
+    ) on commit drop;
     create temp table stage_aliases (
         alias text primary key,
         model_id text not null,
@@ -286,15 +299,19 @@ begin
         where o.id is null
           and (s.launch_date is not null or f.first_price > v_last_day)
         union all
+        -- a model without lifecycle statements in the snapshot (an older snapshot):
+        -- its model-level dates (the statements' events are below)
         select 'deprecation', o.status::text, s.status::text, s.deprecation_date, null, null,
                jsonb_build_object('deprecation_date', s.deprecation_date, 'successor', s.successor)
         where s.deprecation_date is not null
           and (o.id is null or o.deprecation_date is distinct from s.deprecation_date)
+          and not exists (select from stage_lifecycle as l where l.model_id = s.id)
         union all
         select 'retirement', o.status::text, s.status::text, s.retirement_date, null, null,
                jsonb_build_object('retirement_date', s.retirement_date, 'successor', s.successor)
         where s.status = 'retired' and s.retirement_date is not null
           and (o.id is null or o.status <> 'retired')
+          and not exists (select from stage_lifecycle as l where l.model_id = s.id)
         -- A snapshot without a limits history for the model: a change of its
         -- current limits since the last publish, seen on the publish day.
         union all
@@ -308,6 +325,50 @@ begin
           and c.old_value <> c.new_value
           and not exists (select from stage_limits as l where l.model_id = s.id)
     ) as e;
+
+    -- The providers' lifecycle statements: a `deprecation` on the day a page
+    -- says the deprecation was announced and a `retirement` on its shutdown
+    -- day, past or future (a future one is published ahead, as a scheduled
+    -- price change is), each naming the statement's channel, with the
+    -- successor and the page in its detail. One published before (same model,
+    -- type, channel and day; a model-level event of an older publish counts
+    -- as the maker's, `official`) is not emitted again; a page that moves a
+    -- day emits the event of the new day. A cloud's or reseller's statement
+    -- weighs 0.8 of the maker's.
+    insert into pricing.events (
+        publish_id, event_type, model_id, provider, channel, old_value, new_value, significance,
+        effective_date, detail
+    )
+    select v_publish, e.event_type, l.model_id, s.provider, l.channel, o.status::text, s.status::text,
+           round(publish.lifecycle_significance(e.event_type, p.prominence)
+                 * case when l.channel = 'official' then 1 else 0.8 end)::smallint,
+           e.day,
+           jsonb_build_object('channel', l.channel, 'announced', l.announced, 'shutdown', l.shutdown,
+                              'successor', l.successor,
+                              'successor_name', (select x.name from stage_models as x where x.id = l.successor),
+                              'source', l.source, 'url', l.url, 'date_basis', 'provider_page')
+    from stage_lifecycle as l
+    join stage_models as s on s.id = l.model_id
+    join stage_prominence as p on p.id = l.model_id
+    left join old_models as o on o.id = l.model_id
+    cross join lateral (
+        values ('deprecation'::pricing.event_type, l.announced), ('retirement'::pricing.event_type, l.shutdown)
+    ) as e (event_type, day)
+    where e.day is not null
+      and not exists (
+          select from pricing.events as x
+          where x.model_id = l.model_id and x.event_type = e.event_type and x.effective_date = e.day
+            and coalesce(x.channel, 'official') = l.channel);
+
+    -- The statements themselves, the stage being the whole truth for the
+    -- models it names (the card's `lifecycle`): replaced whole, so that a
+    -- model never has two statements its status rests on.
+    delete from pricing.lifecycle_statements as x using stage_models as s where x.model_id = s.id;
+    insert into pricing.lifecycle_statements (
+        model_id, channel, announced, shutdown, not_before, successor, source, url, decides, published_in
+    )
+    select model_id, channel, announced, shutdown, not_before, successor, source, url, decides, v_publish
+    from stage_lifecycle;
 
     -- Limit changes from the limits histories: one event per entry in effect
     -- by the publish day and limit that changed from a known value to a known

@@ -59,6 +59,23 @@ fn options(work: &WorkDir, releases: &Path) -> sync::Options {
     }
 }
 
+/// Copies a directory's files and folders (the dataset tools, for a run with
+/// a notice of the test's own).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("dir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let path = entry.path();
+        if path.is_dir() {
+            if entry.file_name() != "__pycache__" {
+                copy_dir(&path, &to.join(entry.file_name()));
+            }
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
+        }
+    }
+}
+
 /// A releases directory in `work` holding litellm 1.109.1's fixture excerpt
 /// as `alter` changes it (a release no registry has: the test's own).
 fn altered_newer_litellm(work: &WorkDir, alter: impl FnOnce(&[u8]) -> Vec<u8>) -> PathBuf {
@@ -162,9 +179,9 @@ async fn a_sync_to_newer_releases_publishes_exactly_their_events_and_a_second_sy
     // newest release, and 1.109.0 of 2026-11-11, not read, already listed it;
     // docs/publishing.md, "Sync"), and shutdown dates of gpt-4.1 (2027-01-14)
     // and Bedrock's Llama 3.1 70B (2027-03-30) that no provider page read
-    // states: the lifecycle gate publishes no day for them (their deprecation
-    // and retirement days stay null, no event), though the scheduled end makes
-    // gpt-4.1 deprecated (below). Titan Text Express' price move and Llama's
+    // states: the lifecycle gate publishes no day for them and ends nothing
+    // (no event; gpt-4.1 stays active, below: a status needs a provider's
+    // statement). Titan Text Express' price move and Llama's
     // max output 2048 -> 4096, which litellm alone shows and no provider page
     // dates, are no events either.
     assert_eq!(
@@ -182,7 +199,7 @@ async fn a_sync_to_newer_releases_publishes_exactly_their_events_and_a_second_sy
         .await
         .expect(200);
     assert_ne!(after.header("etag"), Some(etag.as_str()));
-    assert_eq!(after.json()["data"]["status"], "deprecated");
+    assert_eq!(after.json()["data"]["status"], "active");
     assert_ne!(after.json()["as_of"], before.json()["as_of"]);
 
     let count = publishes(&db).await;
@@ -226,27 +243,31 @@ async fn the_guard_rail_refuses_a_sync_that_would_drop_half_the_models() {
         .await
         .expect(200)
         .json();
-    // A bad release: litellm 1.109.1's excerpt with a shutdown date already
-    // past on the rows of three of the four models priced, which ends their
-    // series (docs/publishing.md, "Priced after the shutdown").
-    let releases = altered_newer_litellm(&work, |text| {
-        let mut rows: Value = serde_json::from_slice(text).expect("json");
-        for key in [
-            "gpt-4o",
-            "meta.llama3-1-70b-instruct-v1:0",
-            "amazon.titan-text-express-v1",
-        ] {
-            rows[key]["deprecation_date"] = "2026-11-10".into();
-        }
-        rows.to_string().into_bytes()
-    });
+    // A bad lifecycle notice: a shutdown already past of three of the four
+    // models priced, on the channels that sell them, which ends their series
+    // (docs/snapshot-format.md 5.2); a source's shutdown date alone ends nothing.
+    let tools = work.0.join("tools");
+    copy_dir(&repo().join("tools/dataset"), &tools);
+    let row = |model: &str, channel: &str| {
+        serde_json::json!({"model": model, "announced": null, "shutdown": "2026-11-10",
+                           "successor": null, "channels": [channel]})
+    };
+    let notice = serde_json::json!({"about": "a mistaken notice (test)", "notices": [{
+        "id": "zz-guard-test", "provider": "openai", "url": "https://example.test/notice",
+        "read": "2026-11-10", "says": "(test)", "deprecations": [
+            row("openai:gpt-4o", "official"),
+            row("meta:llama-3.1-70b-instruct", "aws_bedrock"),
+            row("amazon:titan-text-express", "aws_bedrock")]}]});
+    std::fs::write(tools.join("notices/zz-guard-test.json"), notice.to_string()).expect("notice");
+    let mut guarded = options(&work, &fixtures().join("newer"));
+    guarded.tools_dir = tools;
 
-    let err = sync_from(&db, &work, &releases)
+    let err = sync::run(&db.config, &guarded, "test", sync::WhenBusy::Skip)
         .await
         .expect_err("the guard rail refuses");
     let message = format!("{err:#}");
     assert!(
-        message.contains("models with a price in effect would go from 4 to 2")
+        message.contains("models with a price in effect would go from 4 to ")
             && message.contains("--max-drop-share"),
         "{message}"
     );

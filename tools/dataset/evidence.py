@@ -9,6 +9,9 @@ sources on what it states:
 - it dates a change: the source step that records the notice's figure late (the next step after
   the notice's day) or early (a page stating the figure from its day) is moved to the day, and a source figure that is the notice's figure rounded
   to fewer decimals (DeepSeek's 0.56 recorded as 0.6) takes the notice's figure;
+- a notice that dates a repricing without figures (`reprices`: DeepSeek's change log of
+  2026-08-13, "The new prices will take effect at 16:00 (UTC Time) on August 16, 2026") dates the
+  sources' next move of the series from its day on, in either direction, the way a stated cut does;
 - a notice that states a cut without figures (`cuts`: DeepSeek's "API price cut by more than 50%"
   of 2025-09-29) dates the sources' next move of the series from its day on when that move is a
   cut of at least the stated size (any cut where the page gives no size: `cut_at_least` 0): the
@@ -23,7 +26,9 @@ sources on what it states:
 - it contradicts: a source step moving away from the notice's figure on a day the page shows that
   figure still in effect (after `effective`, up to `through`) is not an offer and is left out;
 - a deprecation notice sets the model's deprecation date (the announcement day) and the shutdown
-  day of the channels its page covers (the official channel unless it names others).
+  day of the channels its page covers (the official channel unless it names others), with the
+  replacement it names (`successor`). Lifecycle notices live in tools/dataset/notices/ (one file per
+  publisher, schema in its README) beside the price notices of announcements.json.
 
 Only a price the page states from a given day (`dated` in the notice, or a cut it dates) makes the
 move into it a change the provider dates; a page that merely shows a price in effect on the day it
@@ -34,13 +39,14 @@ Everything moved or left out is returned with its rule for the quarantine report
 (docs/publishing.md "Screens"). Standard library only.
 """
 import json
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 from decimal import Decimal
 from pathlib import Path
 
 from series import Shown, Step, days_between, finalize, prev_day
 
 PATH = Path(__file__).resolve().parent / "announcements.json"
+NOTICES = Path(__file__).resolve().parent / "notices"
 SOURCE_ID = "provider"
 # a monthly-sampled source records a change up to about a quarter late (DeepSeek V4's launch
 # prices: on DeepSeek's page 2026-04-26, first in litellm 1.91.5 on 2026-06-21)
@@ -51,19 +57,28 @@ CONTRADICTED = "contradicts the provider's own price list: not an offer"
 STALE = "stale after the provider's dated notice: no source records the figure it states"
 
 
-def load(path=PATH):
-    return json.loads(Path(path).read_text())["notices"]
+def load(path=PATH, folder=NOTICES):
+    """The notices of announcements.json, then those of every publisher's file in `folder`."""
+    notices = json.loads(Path(path).read_text())["notices"]
+    for f in sorted(Path(folder).glob("*.json")) if folder else ():
+        notices += json.loads(f.read_text())["notices"]
+    return notices
+
+
+def known_since(row, notice):
+    """The first day a build knows a lifecycle row: its announcement day, else (a page naming no
+    announcement day) its shutdown day at the latest, else the day the page was read."""
+    return row.get("announced") or row.get("shutdown") or notice["read"]
 
 
 def known_by(notices, day):
     """The notices as they stood on `day` (a build as of a past day knows no later notice)."""
     out = []
     for n in notices:
-        if ("prices" in n or "cuts" in n) and n["effective"] <= day:
+        if ("prices" in n or "cuts" in n or "reprices" in n) and n["effective"] <= day:
             out.append(dict(n, through=min(n["through"], day)))
         elif "deprecations" in n:
-            # a page naming no announcement day is known by the shutdown day at the latest
-            deps = [d for d in n["deprecations"] if (d.get("announced") or d["shutdown"]) <= day]
+            deps = [d for d in n["deprecations"] if known_since(d, n) <= day]
             if deps:
                 out.append(dict(n, deprecations=deps))
     return out
@@ -100,6 +115,10 @@ def price_statements(notices):
                 for tier in n.get("tiers", ("standard",)):
                     out[(c["model"], ch, c["component"], tier)].append(
                         (n["effective"], n["through"], None, source_of(n), Decimal(1) - Decimal(n["cut_at_least"])))
+            # a change the page dates without figures or a direction: the sources' next figure
+            for c in n.get("reprices", ()):
+                out[(c["model"], ch, c["component"], "standard")].append(
+                    (n["effective"], n["through"], None, source_of(n), Decimal("Infinity")))
     return {k: sorted(v, key=lambda x: x[:2]) for k, v in out.items()}
 
 
@@ -130,16 +149,30 @@ def mark_promotions(hist, offers):
     return hist
 
 
+# What one publisher's page says of a model on one channel: the day it announced the deprecation,
+# the shutdown day, a planned end that is no shutdown (`not_before`: "not sooner than", "earliest
+# possible"), the replacement it names, the notice (`provider <id>`) and its URL. Unknown: None.
+Statement = namedtuple("Statement", "announced shutdown not_before successor source url")
+
+
+def states_deprecation(st):
+    """A statement says the model is deprecated (or shut down), not only when it may end: it has an
+    announcement or a shutdown day, or neither (a page calling the model deprecated without a day)."""
+    return bool(st.announced or st.shutdown or not st.not_before)
+
+
 def deprecations(notices):
-    """(model id, channel) -> (announced, shutdown, source); the newest notice of a model wins.
-    A notice covers the maker's own API (`official`) unless it names the channels its page covers
-    (Amazon Bedrock's model cards, Microsoft's Azure OpenAI retirements, Novita's changelog);
-    `announced` is None where the page states the shutdown but not the day it was announced."""
+    """(model id, channel) -> Statement; the newest row of a model on a channel wins (by its
+    announcement day, else the day its page was read: OpenAI's gpt-4-1106-preview, shut down on
+    2026-03-26 by the notice of 2025-09-26, then on 2026-10-23 by that of 2026-04-22). A row covers
+    its own `channels`, else its notice's, else the maker's own API (`official`): Amazon Bedrock's
+    model cards, Microsoft's Azure OpenAI retirements and Novita's changelog end their channel only."""
+    rows = [(d.get("announced") or n["read"], n["id"], n, d) for n in notices for d in n.get("deprecations", ())]
     out = {}
-    for n in sorted(notices, key=lambda n: n["id"]):
-        for ch in n.get("channels", ("official",)):
-            for d in n.get("deprecations", ()):
-                out[(d["model"], ch)] = (d.get("announced"), d["shutdown"], source_of(n))
+    for _day, _id, n, d in sorted(rows, key=lambda r: r[:2]):
+        for ch in d.get("channels") or n.get("channels", ("official",)):
+            out[(d["model"], ch)] = Statement(d.get("announced"), d.get("shutdown"), d.get("not_before"),
+                                              d.get("successor"), source_of(n), n["url"])
     return out
 
 
@@ -158,15 +191,21 @@ def records(value, figure):
 def apply_cut(steps, day, at_most, src):
     """A stated cut of `day`: the sources' next move from the day on (on the day itself, or
     recorded late), when the new price is at most `at_most` x the one in effect the day before,
-    is that cut, moved to the day. Returns the moved step, or None."""
+    is that cut, moved to the day (a repricing, `at_most` infinite, in either direction). Days
+    the sources leave unknown (a null step) between the day and the figure they record late are
+    the new price's: the page dates it. Returns the moved step, or None."""
     # a source with dated steps (genai-prices) records the cut on its own day: OpenAI's o3 of
     # 2025-06-10
     i = max((k for k, s in enumerate(steps) if s.date < day), default=None)
-    if i is None or i + 1 >= len(steps) or None in (steps[i].value, steps[i + 1].value):
+    j = None if i is None else next((k for k in range(i + 1, len(steps)) if steps[k].value is not None), None)
+    if j is None or steps[i].value is None:
         return None
-    nxt = steps[i + 1]
+    nxt = steps[j]
     if Decimal(nxt.value) > Decimal(steps[i].value) * at_most:
         return None
+    # DeepSeek's V4 repricing of 2026-08-16: the flat rate's end and the off-peak figure first
+    # recorded on 2026-09-10 leave no day unknown once the page dates the change
+    del steps[i + 1:j]
     nxt.srcs = set(nxt.srcs) | {src}
     return nxt
 

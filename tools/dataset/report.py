@@ -19,12 +19,15 @@ import argparse
 import gzip
 import json
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from decimal import Decimal
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import evidence  # noqa: E402
+import limit_evidence  # noqa: E402
+from lifecycle import STALE_DAYS  # noqa: E402
 from render import conditional_counts  # noqa: E402
 from series import days_between  # noqa: E402
 from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources, placeholder_shutdown  # noqa: E402
@@ -78,21 +81,109 @@ def checks(snap):
             bad.setdefault("launch before 2015", []).append(m["id"])
         if m["status"] == "retired":
             shut[m["id"]] = m["retirement_date"]
-    priced = set()
+    ended = {(m["id"], st["channel"]): st["shutdown"] for m in snap["models"] for st in m.get("lifecycle", ())
+             if st["shutdown"] and st["shutdown"] <= gen}
     for p in snap["prices"]:
         last = [x for x in p["history"] if x["from"] <= gen][-1:]
-        if last and last[0]["price"] is not None:
-            priced.add(p["model"])
-        if p["model"] in shut and last and last[0]["price"] is not None:
-            bad.setdefault("current price of a retired model", []).append(f'{p["model"]} {p["channel"]}')
+        current = bool(last) and last[0]["price"] is not None
+        if p["model"] in shut and current and not stale(p, gen):
+            bad.setdefault("price a source still confirms of a retired model", []).append(f'{p["model"]} {p["channel"]}')
+        if current and (p["model"], p["channel"]) in ended:
+            bad.setdefault("current price after the shutdown a provider page states", []).append(
+                f'{p["model"]} {p["channel"]}')
         if any(placeholder_shutdown(x["from"], gen) for x in p["history"]):
             bad.setdefault("a step 10 or more years after the snapshot (a placeholder date)", []).append(
                 f'{p["model"]} {p["channel"]} {p["component"]} {p["tier"]}')
-    # a model no channel prices any more is retired (its day may be unknown), never active
+    # a lifecycle status or date rests on a provider's statement, the one the card names
     for m in snap["models"]:
-        if m["status"] == "active" and m["id"] not in priced:
-            bad.setdefault("active model with no current price", []).append(m["id"])
+        said = [st for st in m.get("lifecycle", ()) if st["decides"]]
+        if m["status"] != "active" and len(said) != 1:
+            bad.setdefault("deprecated or retired without a provider's statement", []).append(m["id"])
+        stated = {d for st in m.get("lifecycle", ()) for d in (st["announced"], st["shutdown"])}
+        for f in ("deprecation_date", "retirement_date"):
+            if m[f] and m[f] not in stated:
+                bad.setdefault(f"{f} no provider statement gives", []).append(m["id"])
+        if m["successor"] and m["successor"] not in {st["successor"] for st in m.get("lifecycle", ())}:
+            bad.setdefault("successor no provider statement names", []).append(m["id"])
     return bad
+
+
+def stale(p, gen):
+    """A price row no source release confirmed in the 30 days before `gen` (lifecycle.STALE_DAYS)."""
+    return days_between(p["last_verified_at"][:10], gen) > STALE_DAYS
+
+
+def lifecycle_events(snap, since):
+    """(type, model, statement) of every lifecycle event publish emits (docs/publishing.md): a
+    `deprecation` on each statement's announcement day, a `retirement` on its shutdown day, future
+    days included (published ahead)."""
+    for m in snap["models"]:
+        for st in m.get("lifecycle", ()):
+            for kind, day in (("deprecation", st["announced"]), ("retirement", st["shutdown"])):
+                if day and day >= since:
+                    yield kind, m, st
+
+
+def lifecycle_report(snap, since):
+    """Per provider and channel: deprecated and retired models with their dates and successor; per
+    lifecycle page (notice): the rows it has, the events they publish, and why a row publishes
+    none."""
+    gen = snap["generated_at"][:10]
+    print(f"\nlifecycle per provider (maker): deprecated / retired models; with deprecation date, "
+          f"retirement date, successor; lifecycle events from {since} (ahead of {gen})")
+    per = defaultdict(Counter)
+    for m in snap["models"]:
+        c = per[m["provider"]]
+        c[m["status"]] += 1
+        if m["status"] != "active":
+            c["dated"] += bool(m["deprecation_date"] or m["retirement_date"])
+            c["deprecation_date"] += bool(m["deprecation_date"])
+            c["retirement_date"] += bool(m["retirement_date"])
+            c["successor"] += bool(m["successor"])
+    for kind, m, st in lifecycle_events(snap, since):
+        per[m["provider"]][kind + " events"] += 1
+        per[m["provider"]]["ahead"] += (st["announced"] if kind == "deprecation" else st["shutdown"]) > gen
+    cols = ("deprecated", "retired", "dated", "deprecation_date", "retirement_date", "successor",
+            "deprecation events", "retirement events", "ahead")
+    print("  " + f"{'provider':14s}" + "".join(f"{c:>19s}" for c in cols))
+    for prov in sorted(p for p, c in per.items() if c["deprecated"] or c["retired"] or c["retirement events"]):
+        print("  " + f"{prov:14s}" + "".join(f"{per[prov][c]:19d}" for c in cols))
+    tot = Counter()
+    for c in per.values():
+        tot.update(c)
+    print("  " + f"{'total':14s}" + "".join(f"{tot[c]:19d}" for c in cols))
+    print("\nlifecycle per channel: statements (with shutdown, of them ahead), events")
+    chan = defaultdict(Counter)
+    for m in snap["models"]:
+        for st in m.get("lifecycle", ()):
+            chan[st["channel"]]["statements"] += 1
+            chan[st["channel"]]["with shutdown"] += bool(st["shutdown"])
+            chan[st["channel"]]["ahead"] += bool(st["shutdown"] and st["shutdown"] > gen)
+            chan[st["channel"]]["with successor"] += bool(st["successor"])
+    for kind, _m, st in lifecycle_events(snap, since):
+        chan[st["channel"]][kind + " events"] += 1
+    for ch in sorted(chan):
+        print(f"  {ch:12s} " + ", ".join(f"{k} {v}" for k, v in sorted(chan[ch].items())))
+    print("\nlifecycle pages (notices): rows on the page, events published, rows without an event and why")
+    published = Counter(st["source"] for _k, _m, st in lifecycle_events(snap, "0000-00-00"))
+    carried = {(m["id"], st["channel"], st["source"]) for m in snap["models"] for st in m.get("lifecycle", ())}
+    models = {m["id"] for m in snap["models"]}
+    for n in sorted(evidence.load() + limit_evidence.load(), key=lambda n: n["id"]):
+        if "deprecations" not in n:
+            continue
+        src = evidence.source_of(n)
+        why = Counter(x["why"] for x in n.get("not_entered", ()))
+        for d in n["deprecations"]:
+            chans = d.get("channels") or n.get("channels", ("official",))
+            if d["model"] not in models:
+                why["no model of the snapshot"] += 1
+            elif not any((d["model"], ch, src) in carried for ch in chans):
+                why["superseded by a newer row, or a channel that does not sell the model"] += 1
+            elif not (d.get("announced") or d.get("shutdown")):
+                why["no day stated (" + ("a planned end only" if d.get("not_before") else "deprecated, undated") + ")"] += 1
+        rows = len(n["deprecations"]) + len(n.get("not_entered", ()))
+        print(f"  {n['id']:48s} rows {rows:3d}, events {published[src]:3d}"
+              + "".join(f"; {v} {k}" for k, v in sorted(why.items())))
 
 
 def main():
@@ -118,8 +209,8 @@ def main():
     by_type["limit_change"] = sum(1 for _ in limit_events(snap, args.since))
     for m in snap["models"]:
         by_type["model_launch"] += bool(m["launch_date"] and m["launch_date"] >= args.since)
-        by_type["deprecation"] += bool(m["deprecation_date"] and m["deprecation_date"] >= args.since)
-        by_type["retirement"] += bool(m["retirement_date"] and args.since <= m["retirement_date"] <= gen)
+    for kind, _m, _st in lifecycle_events(snap, args.since):
+        by_type[kind] += 1
 
     print(f"snapshot {args.snapshot} (as of {gen}); events from {args.since}")
     print("\nevents per type:")
@@ -171,6 +262,13 @@ def main():
           f"{cov['served_with_a_current_price']} served with one; {active} active models with prices")
     for mid in cov["not_served"]:
         print(f"  not served: {mid}")
+
+    lifecycle_report(snap, args.since)
+    unpriced = sorted(m["id"] for m in snap["models"] if m["status"] == "active" and m["id"] not in
+                      {p["model"] for p in snap["prices"]
+                       if ([x for x in p["history"] if x["from"] <= gen][-1:] or [{"price": None}])[0]["price"] is not None})
+    print(f"\nactive models without a current price (a source's row no longer prices them; no provider "
+          f"statement ends them): {len(unpriced)} {unpriced[:10]}")
 
     bad = checks(snap)
     print("\nchecks:", "all hold" if not bad and not cov["not_served"] else "FAILED")

@@ -192,10 +192,13 @@ def restated_moves(steps, backed, known=None):
     return out, [st for st in steps if (st.date, st.value) not in kept], unknown
 
 
-def routing_changes(steps):
+def routing_changes(steps, dated=frozenset()):
     """On an aggregator channel, a move that one independent source alone shows is a change of
-    the provider the aggregator routes to, not a price change: restated (restated_moves)."""
-    out, restated, _unknown = restated_moves(steps, lambda _before, after: len(independent_sources(after.srcs)) >= 2)
+    the provider the aggregator routes to, not a price change: restated (restated_moves), unless a
+    provider's page dates it (`dated`: Anthropic's cut of Claude 3.5 Haiku "across all platforms"
+    of 2024-12-03, which OpenRouter resells)."""
+    out, restated, _unknown = restated_moves(
+        steps, lambda _before, after: len(independent_sources(after.srcs)) >= 2 or (after.date, after.value) in dated)
     return out, restated
 
 
@@ -296,7 +299,7 @@ def screen(steps, channel, alias=False, dated=frozenset(), one_region=False):
         steps, regional = region_rows(steps)
         removed += [(REGION_ROW, regional)] if regional else []
     if channel in AGGREGATORS:
-        steps, routed = routing_changes(steps)
+        steps, routed = routing_changes(steps, dated)
         removed += [(ROUTING, routed)] if routed else []
     if alias:
         steps, moved = alias_moves(steps)

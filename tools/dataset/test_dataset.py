@@ -19,7 +19,7 @@ import build  # noqa: E402
 import events  # noqa: E402
 import evidence  # noqa: E402
 import limit_evidence  # noqa: E402
-from lifecycle import DEP_UNDATED, RET_UNDATED, lifecycle  # noqa: E402
+from lifecycle import lifecycle  # noqa: E402
 import render  # noqa: E402
 import screen  # noqa: E402
 from resolve import litellm_ref  # noqa: E402
@@ -324,6 +324,9 @@ class FirstPartyNotices(unittest.TestCase):
 
     NOTICES = evidence.load()
     STATEMENTS = evidence.price_statements(NOTICES)
+    # DeepSeek's pages up to the change log of 2026-08-13 (its repricing of 2026-08-16 would date
+    # the later moves of these made-up excerpts)
+    BEFORE_V4_REPRICING = evidence.price_statements([n for n in NOTICES if n["id"] != "deepseek-changelog-2026-08-13"])
 
     def test_a_late_rounded_record_takes_the_notices_day_and_figure(self):
         # litellm 1.77.5 first shows deepseek-chat's input at 0.6 (2025-09-28); DeepSeek's page:
@@ -345,9 +348,9 @@ class FirstPartyNotices(unittest.TestCase):
         # Anthropic, 2024-12-03: Claude 3.5 Haiku at $0.80 / $4 "across all platforms"; Bedrock's
         # row in litellm went 1 -> 0.8 in litellm 1.59.12 (2025-01-29)
         haiku = "anthropic:claude-3-5-haiku-20241022"
-        for ch in ("official", "aws_bedrock", "vertex"):
+        for ch in ("official", "aws_bedrock", "vertex", "openrouter"):
             self.assertIn((haiku, ch, "input", "standard"), self.STATEMENTS)
-        self.assertNotIn((haiku, "openrouter", "input", "standard"), self.STATEMENTS)
+        self.assertNotIn((haiku, "azure", "input", "standard"), self.STATEMENTS)
         got, _moved, shown = evidence.apply_prices(
             steps(("2024-11-04", "1"), ("2025-01-29", "0.8"), srcs={"2025-01-29": {"litellm 1.59.12"}}),
             self.STATEMENTS[(haiku, "aws_bedrock", "input", "standard")])
@@ -439,14 +442,14 @@ class FirstPartyNotices(unittest.TestCase):
         # deepseek-v4-flash output: 0.28 first in litellm 1.91.5 (2026-06-21); DeepSeek's page
         # shows it on 2026-04-26; litellm 1.100.5's 1.32 (2026-08-21) is after every copy read
         got, _, _ = evidence.apply_prices(steps(("2026-06-21", "0.28"), ("2026-08-21", "1.32")),
-                                       self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "output", "standard")])
+                                       self.BEFORE_V4_REPRICING[("deepseek:deepseek-v4-flash", "official", "output", "standard")])
         self.assertEqual(prices(got), [("2026-04-26", "0.28"), ("2026-08-21", "1.32")])
 
     def test_a_move_on_a_day_the_page_shows_the_old_figure_is_left_out(self):
         # litellm 1.100.5's 0.44 for deepseek-v4-flash input, had it been dated inside the days
         # DeepSeek's page is read to show 0.14 (2026-04-26 .. 2026-05-22)
         got, moved, _ = evidence.apply_prices(steps(("2026-04-26", "0.14"), ("2026-05-01", "0.44"), ("2026-09-13", "0.3")),
-                                           self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "input", "standard")])
+                                           self.BEFORE_V4_REPRICING[("deepseek:deepseek-v4-flash", "official", "input", "standard")])
         self.assertEqual(prices(got), [("2026-04-26", "0.14"), ("2026-09-13", "0.3")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.CONTRADICTED, [("2026-05-01", "0.44")])])
 
@@ -473,6 +476,40 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertNotIn(("openai:gpt-5", "official"), evidence.deprecations(old))
         v4 = [n for n in old if n["id"] == "deepseek-pricing-2026-05-22"][0]
         self.assertEqual(v4["through"], "2026-05-01")
+
+    def test_a_repricing_the_page_dates_without_figures_dates_the_sources_next_figure(self):
+        # deepseek-v4-pro input as the build's time-of-day rule gives it: 0.435 (DeepSeek's page,
+        # 2026-04-26 .. 2026-05-22), the flat rate's end on 2026-08-17 (genai-prices' first
+        # time-of-day price), the off-peak 0.66 first shown by litellm 1.104.5 (2026-09-26).
+        # DeepSeek's change log of 2026-08-13: "The new prices will take effect at 16:00 (UTC Time)
+        # on August 16, 2026": 0.66 from that day, no day left unknown
+        s = steps(("2026-04-26", "0.435"), ("2026-08-17", None), ("2026-09-26", "0.66"),
+                  srcs={"2026-09-26": {"litellm 1.104.5"}})
+        got, moved, shown = evidence.apply_prices(
+            s, self.STATEMENTS[("deepseek:deepseek-v4-pro", "official", "input", "standard")])
+        self.assertEqual(prices(got), [("2026-04-26", "0.435"), ("2026-08-16", "0.66")])
+        self.assertTrue(shown[("2026-08-16", "0.66")].dated)
+        self.assertIn("provider deepseek-changelog-2026-08-13", got[1].srcs)
+        self.assertEqual([(rule, prices(xs)) for rule, xs in moved], [(evidence.REDATED, [("2026-09-26", "0.66")])])
+        # a rise as well as a cut (V4 Flash output: 0.28 -> 0.6)
+        got, _m, _s = evidence.apply_prices(
+            steps(("2026-04-26", "0.28"), ("2026-08-17", None), ("2026-09-10", "0.6")),
+            self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "output", "standard")])
+        self.assertEqual(prices(got), [("2026-04-26", "0.28"), ("2026-08-16", "0.6")])
+
+    def test_an_aggregators_move_a_page_dates_is_no_routing_change(self):
+        # OpenRouter's Claude 3.5 Haiku: litellm's row kept the launch 1 / 5; Anthropic's cut to
+        # $0.80 "across all platforms" of 2024-12-03, which OpenRouter's own page shows
+        haiku = "anthropic:claude-3-5-haiku-20241022"
+        got, _moved, shown = evidence.apply_prices(
+            steps(("2024-10-22", "1"), srcs={"2024-10-22": {"litellm 1.53.1", "litellm 1.81.5"}}),
+            self.STATEMENTS[(haiku, "openrouter", "input", "standard")])
+        kept, removed = screen.screen(got, "openrouter", dated={k for k, v in shown.items() if v.dated})
+        self.assertEqual(prices(kept), [("2024-10-22", "1"), ("2024-12-03", "0.80")])
+        self.assertEqual(removed, [])
+        # without the page the move is one source's: a routing change, restated
+        kept, removed = screen.screen(got, "openrouter")
+        self.assertEqual([rule for rule, _x in removed], [screen.ROUTING])
 
 
 class Promotions(unittest.TestCase):
@@ -503,6 +540,7 @@ class EvidenceGate(unittest.TestCase):
     """screen.unevidenced_moves: only a move a provider's page dates is a price change."""
 
     STATEMENTS = evidence.price_statements(evidence.load())
+    BEFORE_V4_REPRICING = FirstPartyNotices.BEFORE_V4_REPRICING
 
     def gate(self, s, statements=()):
         s, _moved, shown = evidence.apply_prices(s, list(statements))
@@ -547,117 +585,130 @@ class EvidenceGate(unittest.TestCase):
         # 1.100.5's 0.44 (2026-08-21) no page dates: 0.14 is not overwritten, the days after the
         # last copy are unknown and 0.44 is no change of 0.14
         kept, gated = self.gate(steps(("2026-06-21", "0.14"), ("2026-08-21", "0.44")),
-                                self.STATEMENTS[("deepseek:deepseek-v4-flash", "official", "input", "standard")])
+                                self.BEFORE_V4_REPRICING[("deepseek:deepseek-v4-flash", "official", "input", "standard")])
         self.assertEqual(prices(kept), [("2026-04-26", "0.14"), ("2026-05-23", None), ("2026-08-21", "0.44")])
         self.assertEqual([(rule, prices(xs)) for rule, xs in gated], [(screen.UNDATED, [("2026-08-21", "0.44")])])
 
 
 class Lifecycle(unittest.TestCase):
-    """Input series of the bundled dataset (generated 2026-11-12); the tests marked made up show
-    one rule each."""
+    """Series of the bundled dataset (generated 2026-11-12) with the providers' statements read in
+    tools/dataset/notices/ (evidence.deprecations); the tests marked made up show one rule each."""
 
     GEN = "2026-11-12"
+    DEPS = evidence.deprecations(evidence.load() + limit_evidence.load())
 
     @staticmethod
-    def never(_series):
-        return None
+    def series(*pairs, verified):
+        return {"steps": steps(*pairs), "last_verified": verified}
 
-    def test_a_future_shutdown_deprecates_and_leaves_the_other_channels_selling(self):
-        # openai:gpt-5: OpenAI's notice of 2026-06-11, shutdown 2026-12-11 on its own API; Azure
-        # ends it on 2027-02-09, OpenRouter sells it with no shutdown
-        official = {"steps": steps(("2025-08-07", "1.25"), ("2026-12-11", None)),
-                    "shutdown": ("2026-12-11", "gpt-5")}
-        azure = {"steps": steps(("2025-08-07", "1.25"), ("2027-02-09", None)),
-                 "shutdown": ("2027-02-09", "azure/gpt-5")}
-        openrouter = {"steps": steps(("2025-09-28", "1.25"))}
-        got = lifecycle([("azure", azure), ("official", official), ("openrouter", openrouter)], self.GEN,
-                        self.never, False, {"official": ("2026-06-11", "2026-12-11", "provider n")})
-        self.assertEqual(got, ("deprecated", "2026-06-11", None, []))
+    def pages(self, model, *channels):
+        return {ch: self.DEPS[(model, ch)] for ch in channels}
 
-    def test_a_model_no_channel_sells_is_retired_on_its_last_end_when_a_page_states_it(self):
-        # openai:gpt-4-0613: deprecated 2026-04-22, every series ended 2026-10-23 (OpenAI's page)
-        official = {"steps": steps(("2023-09-06", "30"), ("2026-10-23", None)),
-                    "shutdown": ("2026-10-23", "gpt-4-0613")}
-        azure = {"steps": steps(("2024-01-01", "30"), ("2025-06-06", None))}
-        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False,
-                        {"official": ("2026-04-22", "2026-10-23", "provider n")})
-        self.assertEqual(got, ("retired", "2026-04-22", "2026-10-23", []))
+    def test_the_makers_shutdown_retires_a_model_no_channel_still_sells(self):
+        # openai:gpt-4-0613: OpenAI's page, 2026-04-22: shut down on 2026-10-23, "Substitute model
+        # gpt-5.6-sol"; Azure's rows were last listed on 2025-06-06 (stale, not ended)
+        official = self.series(("2023-09-06", "30"), ("2026-10-23", None), verified="2026-10-23")
+        azure = self.series(("2024-01-01", "30"), verified="2025-06-06")
+        got = lifecycle([("official", official), ("azure", azure)], self.GEN,
+                        self.pages("openai:gpt-4-0613", "official"))
+        status, dep, ret, successor, statements, withheld = got
+        self.assertEqual((status, dep, ret, successor), ("retired", "2026-04-22", "2026-10-23", "openai:gpt-5.6-sol"))
+        self.assertEqual([(st["channel"], st["decides"], st["source"]) for st in statements],
+                         [("official", True, "provider openai-deprecations-2026-04-22-october")])
+        self.assertEqual(withheld, [])
 
-    def test_a_listing_that_ends_after_the_pages_shutdown_leaves_the_retirement_day_unknown(self):
-        # openai:gpt-realtime: OpenAI's page shuts it down on 2027-01-20 (notice of 2026-07-20); a
-        # source ends it on Azure on 2027-03-02, a day no page states
-        official = {"steps": steps(("2025-08-28", "4"), ("2027-01-20", None)), "shutdown": ("2027-01-20", "k")}
-        azure = {"steps": steps(("2025-08-28", "4"), ("2027-03-02", None)), "shutdown": ("2027-03-02", "k")}
-        got = lifecycle([("official", official), ("azure", azure)], self.GEN, self.never, False,
-                        {"official": ("2026-07-20", "2027-01-20", "provider n")})
-        self.assertEqual(got, ("deprecated", "2026-07-20", None, [(RET_UNDATED, "retirement_date", "2027-03-02")]))
+    def test_a_channel_still_selling_keeps_a_model_deprecated_after_the_makers_shutdown(self):
+        # openai:o4-mini: OpenAI's API ends it on 2026-10-23; Azure's rows still confirm a price on
+        # 2026-11-12 (its own schedule): deprecated, retired on OpenAI's API on 2026-10-23
+        official = self.series(("2025-04-16", "1.1"), ("2026-10-23", None), verified="2026-10-23")
+        azure = self.series(("2025-04-18", "1.1"), verified="2026-11-12")
+        got = lifecycle([("official", official), ("azure", azure)], self.GEN,
+                        self.pages("openai:o4-mini", "official"))
+        self.assertEqual(got[:4], ("deprecated", "2026-04-22", "2026-10-23", "openai:gpt-5.6-terra"))
 
-    def test_the_makers_notice_dates_a_model_only_a_cloud_sold(self):
-        # openai:computer-use-preview: sold on Azure only (ended 2026-07-23, a shutdown litellm
-        # first carried on 2026-09-25); OpenAI's page: deprecated 2026-04-22, shut down 2026-07-23
-        azure = {"steps": steps(("2025-03-11", "3"), ("2026-07-23", None)), "shutdown": ("2026-07-23", "k")}
-        got = lifecycle([("azure", azure)], self.GEN, lambda _s: "2026-09-25", False,
-                        {"official": ("2026-04-22", "2026-07-23", "provider n")})
-        self.assertEqual(got, ("retired", "2026-04-22", "2026-07-23", []))
+    def test_a_future_shutdown_is_published_ahead(self):
+        # openai:gpt-5: OpenAI's notice of 2026-06-11, removal from the API on 2026-12-11
+        official = self.series(("2025-08-07", "1.25"), ("2026-12-11", None), verified="2026-11-12")
+        got = lifecycle([("official", official)], self.GEN, self.pages("openai:gpt-5", "official"))
+        self.assertEqual(got[:4], ("deprecated", "2026-06-11", "2026-12-11", "openai:gpt-5.6-sol"))
+        self.assertEqual(got[4][0]["shutdown"], "2026-12-11")
 
-    def test_a_shutdown_within_a_week_of_a_pages_day_is_that_shutdown(self):
-        # made up: the page says 2025-11-18, a cloud's listing ends three days later
-        official = {"steps": steps(("2025-05-20", "0.15"), ("2025-11-18", None)), "shutdown": ("2025-11-18", "k")}
-        vertex = {"steps": steps(("2025-05-20", "0.15"), ("2025-11-21", None))}
-        got = lifecycle([("official", official), ("vertex", vertex)], self.GEN, lambda _s: "2025-09-01", False,
-                        {"official": (None, "2025-11-18", "provider n")})
-        # the page names no announcement day: the source's is withheld, not published
-        self.assertEqual(got, ("retired", None, "2025-11-21", [(DEP_UNDATED, "deprecation_date", "2025-09-01")]))
+    def test_a_cloud_page_ends_its_own_channel_and_is_listed_beside_the_makers(self):
+        # anthropic:claude-3-5-haiku-20241022: Anthropic's page (deprecated 2025-12-19, retired
+        # 2026-02-19, replacement claude-haiku-4-5-20251001); Amazon Bedrock's model card:
+        # end-of-life June 19, 2026; OpenRouter last listed it on 2026-01-29 (stale)
+        official = self.series(("2024-11-04", "1"), ("2024-12-03", "0.80"), ("2026-02-19", None), verified="2026-02-19")
+        bedrock = self.series(("2024-11-04", "1"), ("2024-12-03", "0.80"), ("2026-06-19", None), verified="2026-06-19")
+        openrouter = self.series(("2024-10-22", "1"), ("2024-12-03", "0.80"), verified="2026-01-29")
+        model = "anthropic:claude-3-5-haiku-20241022"
+        status, dep, ret, successor, statements, _w = lifecycle(
+            [("official", official), ("aws_bedrock", bedrock), ("openrouter", openrouter)], self.GEN,
+            self.pages(model, "official", "aws_bedrock"))
+        self.assertEqual((status, dep, ret, successor), ("retired", "2025-12-19", "2026-02-19", "anthropic:claude-haiku-4-5"))
+        self.assertEqual([(st["channel"], st["shutdown"], st["decides"]) for st in statements],
+                         [("aws_bedrock", "2026-06-19", False), ("official", "2026-02-19", True)])
 
-    def test_a_listing_that_ends_publishes_no_retirement_day_without_a_page(self):
-        # moonshotai:kimi-latest-32k: the release sources stop listing it on 2026-01-28; no page
-        # of Moonshot's states that day: retired, the day unknown (it was served as a retirement)
-        official = {"steps": steps(("2025-04-08", "1"), ("2026-01-28", None))}
-        got = lifecycle([("official", official)], self.GEN, self.never, False)
-        self.assertEqual(got, ("retired", None, None, [(RET_UNDATED, "retirement_date", "2026-01-28")]))
+    def test_a_resellers_page_retires_a_model_only_it_sold_without_dating_a_deprecation(self):
+        # deepseek:deepseek-prover-v2-671b, sold on Novita only: Novita's changelog of 2026-06-04,
+        # removed from the Serverless Endpoints on June 19, 2026
+        novita = self.series(("2025-05-01", "0.7"), ("2026-06-19", None), verified="2026-06-19")
+        got = lifecycle([("novita", novita)], self.GEN, self.pages("deepseek:deepseek-prover-v2-671b", "novita"))
+        self.assertEqual(got[:4], ("retired", None, "2026-06-19", None))
+        self.assertEqual(got[4][0]["decides"], True)
 
-    def test_a_release_sources_shutdown_alone_publishes_no_deprecation_day(self):
-        # made up: a source gives a shutdown, first recorded before it; no page states either day
-        official = {"steps": steps(("2025-04-08", "1"), ("2027-01-28", None)), "shutdown": ("2027-01-28", "k")}
-        got = lifecycle([("official", official)], self.GEN, lambda _s: "2026-10-08", False)
-        self.assertEqual(got, ("deprecated", None, None, [(DEP_UNDATED, "deprecation_date", "2026-10-08"),
-                                                          (RET_UNDATED, "retirement_date", "2027-01-28")]))
+    def test_a_page_calling_a_model_deprecated_without_a_day_is_a_statement_with_no_dates(self):
+        # Anthropic's page: "Claude Mythos Preview (claude-mythos-preview) is deprecated. To migrate
+        # to Claude Mythos 5 (claude-mythos-5) ..."
+        official = self.series(("2026-04-07", "25"), verified="2026-11-12")
+        got = lifecycle([("official", official)], self.GEN, self.pages("anthropic:claude-mythos-preview", "official"))
+        self.assertEqual(got[:4], ("deprecated", None, None, "anthropic:claude-mythos-5"))
 
-    def test_a_shutdown_recorded_after_it_passed_leaves_the_deprecation_day_unknown_while_sold_elsewhere(self):
-        # google:gemini-2.5-flash-lite-preview-09-2025: the release sources end Google's own API on
-        # 2026-03-31 and first record that shutdown on 2026-08-31; OpenRouter and Vertex AI still
-        # list it. 2026-08-31 was served as its deprecation day, five months after the shutdown
-        official = {"steps": steps(("2025-09-28", "0.1"), ("2026-03-31", None)),
-                    "shutdown": ("2026-03-31", "gemini/gemini-2.5-flash-lite-preview-09-2025")}
-        openrouter = {"steps": steps(("2025-09-25", "0.1"))}
-        got = lifecycle([("official", official), ("openrouter", openrouter)], self.GEN,
-                        lambda _s: "2026-08-31", False)
-        self.assertEqual(got, ("deprecated", None, None, []))
+    def test_a_planned_end_is_no_deprecation(self):
+        # Google's Gemini API deprecations table gives gemini-3.1-flash-lite "May 7, 2027", the
+        # earliest possible shutdown day ("the shutdown dates listed ... indicate the earliest
+        # possible dates"): no deprecation; litellm carried the day as a shutdown
+        official = self.series(("2026-05-07", "0.25"), verified="2026-11-12")
+        official["source_shutdown"] = ("2027-05-07", "gemini/gemini-3.1-flash-lite")
+        status, dep, ret, _s, statements, withheld = lifecycle(
+            [("official", official)], self.GEN, self.pages("google:gemini-3.1-flash-lite", "official"),
+            lambda _s: "2026-05-21")
+        self.assertEqual((status, dep, ret, withheld), ("active", None, None, []))
+        self.assertEqual((statements[0]["not_before"], statements[0]["decides"]), ("2027-05-07", False))
 
-    def test_anthropics_deprecation_table_dates_claude_3_5_haikus_lifecycle(self):
-        # litellm's "deprecation_date" of claude-3-5-haiku-20241022 was Anthropic's "not sooner
-        # than October 22, 2025" estimate, served as a shutdown on 2025-10-01 announced 2025-01-31;
-        # Anthropic's page: deprecated 2025-12-19, retired 2026-02-19
-        notice = evidence.deprecations(limit_evidence.load())[("anthropic:claude-3-5-haiku-20241022", "official")]
-        self.assertEqual(notice, ("2025-12-19", "2026-02-19", "provider anthropic-deprecations-2026-06-05"))
-        official = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"), (notice[1], None)),
-                    "shutdown": (notice[1], "claude-3-5-haiku-20241022")}
-        bedrock = {"steps": steps(("2024-11-04", "1"), ("2024-12-03", "0.8"))}
-        got = lifecycle([("official", official), ("aws_bedrock", bedrock)], self.GEN, self.never, False,
-                        {"official": notice})
-        self.assertEqual(got, ("deprecated", "2025-12-19", None, []))
+    def test_a_model_no_source_lists_any_more_is_stale_not_retired(self):
+        # moonshotai:kimi-latest-32k: the release sources stop listing it on 2026-01-28; no page of
+        # Moonshot's says it was shut down (it was served as retired that day)
+        official = self.series(("2025-04-08", "1"), verified="2026-01-28")
+        self.assertEqual(lifecycle([("official", official)], self.GEN, {}),
+                         ("active", None, None, None, [], []))
 
-    def test_one_cloud_retiring_a_version_does_not_deprecate_a_model_without_an_official_row(self):
-        bedrock = {"steps": steps(("2025-01-01", "1")), "shutdown": ("2027-01-01", "k")}
-        vertex = {"steps": steps(("2025-01-01", "1"))}
-        got = lifecycle([("aws_bedrock", bedrock), ("vertex", vertex)], self.GEN, self.never, False)
-        self.assertEqual(got, ("active", None, None, []))
+    def test_a_release_sources_shutdown_alone_publishes_no_day_and_deprecates_nothing(self):
+        # made up: a source gives a shutdown (first recorded 2026-10-08); no page states it
+        official = self.series(("2025-04-08", "1"), verified="2026-11-12")
+        official["source_shutdown"] = ("2027-01-28", "k")
+        self.assertEqual(lifecycle([("official", official)], self.GEN, {}, lambda _s: "2026-10-08")[:3],
+                         ("active", None, None))
+
+    def test_the_makers_page_dates_a_model_only_a_cloud_sold(self):
+        # openai:computer-use-preview, sold on Azure only: OpenAI's page, deprecated 2026-04-22,
+        # shut down on 2026-07-23; Azure's rows were last confirmed on 2026-07-23 (litellm's own
+        # shutdown day caps them)
+        azure = self.series(("2025-03-11", "3"), verified="2026-07-23")
+        got = lifecycle([("azure", azure)], self.GEN, self.pages("openai:computer-use-preview", "official"))
+        self.assertEqual(got[:4], ("retired", "2026-04-22", "2026-07-23", "openai:gpt-5.6-terra"))
+
+    def test_the_newest_row_of_a_model_wins(self):
+        # OpenAI's page lists gpt-4-1106-preview twice: shut down 2026-03-26 (notice of 2025-09-26)
+        # and 2026-10-23 (notice of 2026-04-22); the newer announcement decides
+        st = self.DEPS[("openai:gpt-4-1106-preview", "official")]
+        self.assertEqual((st.announced, st.shutdown, st.successor), ("2026-04-22", "2026-10-23", "openai:gpt-5.6-sol"))
 
     def test_a_page_covering_a_cloud_names_that_channels_shutdown(self):
         # Amazon Bedrock's Claude 3.5 Haiku model card: end-of-life June 19, 2026, on Bedrock only
-        deps = evidence.deprecations(evidence.load())
-        self.assertEqual(deps[("anthropic:claude-3-5-haiku-20241022", "aws_bedrock")][:2], (None, "2026-06-19"))
-        self.assertNotIn(("anthropic:claude-3-5-haiku-20241022", "official"), deps)
+        st = self.DEPS[("anthropic:claude-3-5-haiku-20241022", "aws_bedrock")]
+        self.assertEqual((st.announced, st.shutdown), (None, "2026-06-19"))
+        # Anthropic's own page covers the Claude API and Microsoft Foundry (azure), not Bedrock
+        self.assertEqual(self.DEPS[("anthropic:claude-opus-4-1", "azure")].shutdown, "2026-08-05")
 
 
 class Events(unittest.TestCase):
@@ -1130,6 +1181,21 @@ class RegionalRows(unittest.TestCase):
         b = self.builder([self.EU])
         self.assertEqual(b.region_best, {})
         self.assertEqual(sum(b.left_out.values()), 1)
+
+    def test_a_row_that_leaves_the_source_goes_stale_and_does_not_end(self):
+        # Fireworks' gpt-oss-120b: litellm 1.100.5 drops `fireworks_ai/accounts/fireworks/models/
+        # gpt-oss-120b` (0.15 / 0.60) and llmledger records the removal on 2026-10-09, while
+        # Fireworks' own pricing page still lists it at $0.15 / $0.60 (read 2026-11-24): no end
+        row = ("fireworks_ai/accounts/fireworks/models/gpt-oss-120b",
+               {"input_cost_per_token": 1.5e-07, "litellm_provider": "fireworks_ai", "mode": "chat",
+                "output_cost_per_token": 6e-07})
+        b = self.builder([row])
+        b.releases = [("1.95.1", "2026-09-26", dict([row])), ("1.100.5", "2026-10-20", {})]
+        b.ledger = build.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [],
+                                 "events": {row[0]: [["2026-10-09", "removed", None, None, None, None, "x"]]}})
+        [ec] = b.lit_best
+        got, _obs = b.history_from_litellm(ec, "input_cost_per_token")
+        self.assertEqual(prices(got), [("2026-09-26", "0.15")])
 
     def test_a_multiplier_row_derives_no_regional_series(self):
         # litellm 1.109.1 `gpt-5.4` (OpenAI) and `vertex_ai/claude-sonnet-4-5`: no page read says

@@ -69,6 +69,31 @@ fn condition(e: &Value) -> String {
         .collect()
 }
 
+/// " on azure" for a channel's lifecycle statement; empty for the maker's own
+/// API (its statement dates the model) and for a model-level event.
+fn lifecycle_channel(e: &Value) -> String {
+    match e["channel"].as_str() {
+        Some(ch) if ch != "official" => format!(" on {ch}"),
+        _ => String::new(),
+    }
+}
+
+/// " (shutdown 2026-10-23)" where the deprecation names its shutdown day.
+fn shutdown_day(e: &Value) -> String {
+    e["detail"]["shutdown"]
+        .as_str()
+        .map(|d| format!(" (shutdown {d})"))
+        .unwrap_or_default()
+}
+
+/// "; successor openai:gpt-5.6-sol" where the provider names one.
+fn successor(e: &Value) -> String {
+    e["detail"]["successor"]
+        .as_str()
+        .map(|s| format!("; successor {s}"))
+        .unwrap_or_default()
+}
+
 /// A one-line title for an event.
 fn title(e: &Value) -> String {
     let name = match text(e, "model_name") {
@@ -92,8 +117,24 @@ fn title(e: &Value) -> String {
             text(e, "channel"),
             text(e, "tier")
         ),
-        "deprecation" => format!("{name} is deprecated"),
-        "retirement" => format!("{name} is retired"),
+        "deprecation" => format!(
+            "{name} is deprecated{}{}{}",
+            lifecycle_channel(e),
+            shutdown_day(e),
+            successor(e)
+        ),
+        "retirement" => {
+            format!(
+                "{name} {} {}{}",
+                if text(e, "effective_date") > text(e, "published_at") {
+                    "will be retired"
+                } else {
+                    "is retired"
+                },
+                text(e, "effective_date"),
+                lifecycle_channel(e)
+            ) + &successor(e)
+        }
         "model_launch" => format!("{name} launched"),
         "limit_change" => format!(
             "{name}: {} {old} → {new} tokens",
@@ -327,6 +368,32 @@ mod tests {
             title(&e),
             "GPT <4o> & co: output peak price 5 → 2.5 USD per 1M tokens (official, standard)"
         );
+    }
+
+    #[test]
+    fn lifecycle_titles_name_the_channel_the_day_and_the_successor() {
+        // OpenAI's notice of 2026-04-22 (o4-mini, removed from the API on 2026-10-23, substitute
+        // gpt-5.6-terra) and Microsoft's Azure retirement of gpt-4.5-preview (2025-07-14)
+        let mut e = event();
+        e["model_name"] = json!("o4-mini");
+        e["event_type"] = json!("deprecation");
+        e["effective_date"] = json!("2026-04-22");
+        e["detail"] = json!({"shutdown": "2026-10-23", "successor": "openai:gpt-5.6-terra"});
+        assert_eq!(
+            title(&e),
+            "o4-mini is deprecated (shutdown 2026-10-23); successor openai:gpt-5.6-terra"
+        );
+        e["event_type"] = json!("retirement");
+        e["effective_date"] = json!("2026-10-23");
+        e["published_at"] = json!("2026-10-01T00:00:00Z");
+        assert_eq!(
+            title(&e),
+            "o4-mini will be retired 2026-10-23; successor openai:gpt-5.6-terra"
+        );
+        e["published_at"] = json!("2026-11-24T00:00:00Z");
+        e["channel"] = json!("azure");
+        e["detail"] = json!({"shutdown": "2026-10-23", "successor": null});
+        assert_eq!(title(&e), "o4-mini is retired 2026-10-23 on azure");
     }
 
     #[test]

@@ -320,6 +320,26 @@ async fn stage_and_apply(
     )
     .await?;
 
+    let l = &staged.lifecycle;
+    let model: Vec<&str> = l.iter().map(|x| x.model_id.as_str()).collect();
+    let channel: Vec<&str> = l.iter().map(|x| x.channel.as_str()).collect();
+    let announced: Vec<Option<Date>> = l.iter().map(|x| x.announced).collect();
+    let shutdown: Vec<Option<Date>> = l.iter().map(|x| x.shutdown).collect();
+    let not_before: Vec<Option<Date>> = l.iter().map(|x| x.not_before).collect();
+    let successor: Vec<Option<&str>> = l.iter().map(|x| x.successor.as_deref()).collect();
+    let source: Vec<&str> = l.iter().map(|x| x.source.as_str()).collect();
+    let url: Vec<Option<&str>> = l.iter().map(|x| x.url.as_deref()).collect();
+    let decides: Vec<bool> = l.iter().map(|x| x.decides).collect();
+    tx.execute(
+        "insert into stage_lifecycle
+         select model_id, channel::pricing.channel, announced, shutdown, not_before, successor, source, url, decides
+         from unnest($1::text[], $2::text[], $3::date[], $4::date[], $5::date[], $6::text[], $7::text[],
+                     $8::text[], $9::bool[])
+              as u(model_id, channel, announced, shutdown, not_before, successor, source, url, decides)",
+        &[&model, &channel, &announced, &shutdown, &not_before, &successor, &source, &url, &decides],
+    )
+    .await?;
+
     let b = &staged.benchmarks;
     let model: Vec<&str> = b.iter().map(|x| x.0.as_str()).collect();
     let name: Vec<&str> = b.iter().map(|x| x.1.as_str()).collect();

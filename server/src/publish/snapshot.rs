@@ -88,6 +88,24 @@ struct Model {
     /// The context-window / max-output history, ascending by `from`.
     #[serde(default)]
     limits: Vec<Limits>,
+    /// The providers' lifecycle statements of the model, one per channel.
+    #[serde(default)]
+    lifecycle: Vec<Statement>,
+}
+
+/// What a provider's page says of a model's lifecycle on one channel
+/// (docs/snapshot-format.md 5.2).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Statement {
+    channel: String,
+    announced: Option<Date>,
+    shutdown: Option<Date>,
+    not_before: Option<Date>,
+    successor: Option<String>,
+    source: String,
+    url: Option<String>,
+    decides: bool,
 }
 
 /// The limits a model had from `from` on, and the source releases showing them.
@@ -182,8 +200,7 @@ fn check_promotion(step: &Step, price: Option<Decimal>) -> Result<Option<String>
             step.from
         ));
     }
-    let web = p.url.starts_with("https://") || p.url.starts_with("http://");
-    if !web || p.url.len() > MAX_URL_LEN || p.url.contains(char::is_whitespace) {
+    if !page_address(&p.url) {
         return Err(format!(
             "promotion.url must be the provider's page, an http(s) address of at most {MAX_URL_LEN} characters"
         ));
@@ -191,6 +208,13 @@ fn check_promotion(step: &Step, price: Option<Decimal>) -> Result<Option<String>
     serde_json::to_string(p)
         .map(Some)
         .map_err(|e| format!("promotion: {e}"))
+}
+
+/// A provider's page: an http(s) address of at most MAX_URL_LEN characters.
+fn page_address(url: &str) -> bool {
+    (url.starts_with("https://") || url.starts_with("http://"))
+        && url.len() <= MAX_URL_LEN
+        && !url.contains(char::is_whitespace)
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
@@ -231,7 +255,22 @@ pub struct Staged {
     pub prices: Vec<StagedPrice>,
     pub conditional_prices: Vec<StagedPrice>,
     pub limits: Vec<StagedLimits>,
+    pub lifecycle: Vec<StagedStatement>,
     pub benchmarks: Vec<(String, String, Decimal, String, Date)>,
+}
+
+/// A provider's lifecycle statement of a model on one channel, checked.
+#[derive(Debug)]
+pub struct StagedStatement {
+    pub model_id: String,
+    pub channel: String,
+    pub announced: Option<Date>,
+    pub shutdown: Option<Date>,
+    pub not_before: Option<Date>,
+    pub successor: Option<String>,
+    pub source: String,
+    pub url: Option<String>,
+    pub decides: bool,
 }
 
 /// One entry of a model's limits history.
@@ -369,6 +408,7 @@ impl Snapshot {
                     }
                     staged.models.push(model);
                     stage_limits(m, &source_ids, &mut staged.limits, &mut bad);
+                    stage_lifecycle(m, &mut staged.lifecycle, &mut bad);
                 }
                 Err(reason) => bad.push(BadRow {
                     row: format!("models: {}", m.id),
@@ -377,6 +417,17 @@ impl Snapshot {
             }
         }
         // A successor must itself be published.
+        for st in &mut staged.lifecycle {
+            if let Some(successor) = &st.successor
+                && !models.contains_key(successor.as_str())
+            {
+                bad.push(BadRow {
+                    row: format!("models: {} lifecycle {}", st.model_id, st.channel),
+                    reason: format!("successor {successor} is not in the snapshot; left out"),
+                });
+                st.successor = None;
+            }
+        }
         for model in &mut staged.models {
             if let Some(successor) = &model.successor
                 && !models.contains_key(successor.as_str())
@@ -604,6 +655,62 @@ fn stage_limits(
             Err(reason) => bad.push(BadRow {
                 row: format!("models: {} limits from {}", m.id, entry.from),
                 reason,
+            }),
+        }
+    }
+}
+
+/// Checks a model's lifecycle statements: a channel of the nine, once each;
+/// a shutdown not before the announcement; the notice named; the page an
+/// http(s) address; at most one statement the status rests on, and a
+/// deprecated or retired model resting on one.
+fn stage_lifecycle(m: &Model, rows: &mut Vec<StagedStatement>, bad: &mut Vec<BadRow>) {
+    let mut seen = HashSet::new();
+    let decides = m.lifecycle.iter().filter(|st| st.decides).count();
+    if decides > 1 || (decides == 0 && m.status != "active" && !m.lifecycle.is_empty()) {
+        bad.push(BadRow {
+            row: format!("models: {} lifecycle", m.id),
+            reason: format!(
+                "{decides} statements marked `decides`: a model's status rests on exactly one (none when active)"
+            ),
+        });
+        return;
+    }
+    for st in &m.lifecycle {
+        let reason = if !CHANNELS.contains(&st.channel.as_str()) {
+            Some(format!(
+                "unknown channel `{}` (one of {})",
+                st.channel,
+                CHANNELS.join(", ")
+            ))
+        } else if !seen.insert(st.channel.as_str()) {
+            Some("two statements of one channel".to_owned())
+        } else if st.announced.zip(st.shutdown).is_some_and(|(a, s)| s < a) {
+            Some("shutdown before the announcement".to_owned())
+        } else if st.source.is_empty() || st.source.len() > 200 {
+            Some("source must name the notice (1 to 200 characters)".to_owned())
+        } else if st.url.as_deref().is_some_and(|u| !page_address(u)) {
+            Some(format!(
+                "url must be the provider's page, an http(s) address of at most {MAX_URL_LEN} characters"
+            ))
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => bad.push(BadRow {
+                row: format!("models: {} lifecycle {}", m.id, st.channel),
+                reason,
+            }),
+            None => rows.push(StagedStatement {
+                model_id: m.id.clone(),
+                channel: st.channel.clone(),
+                announced: st.announced,
+                shutdown: st.shutdown,
+                not_before: st.not_before,
+                successor: st.successor.clone(),
+                source: st.source.clone(),
+                url: st.url.clone(),
+                decides: st.decides,
             }),
         }
     }
