@@ -1,0 +1,106 @@
+"""The first-party lifecycle notices of tools/dataset/notices/ hold together (standard library only).
+
+Each file is data extracted once from a provider's page or documentation repository (its `copy` names
+the copy read, with a commit for a repository): these checks keep every row's provenance, dates and
+ids sound against the bundled snapshot, so that a model renamed or dropped by a rebuild shows up here
+instead of silently ending nothing."""
+import gzip
+import json
+import re
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NOTICES = HERE / "notices"
+SNAPSHOT = HERE.parent.parent / "data" / "snapshot.json.gz"
+CHANNELS = {"official", "openrouter", "aws_bedrock", "fireworks", "azure", "vertex", "novita", "together", "groq"}
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+COPY = re.compile(r"github:[\w.-]+/[\w.-]+:\S+@[0-9a-f]{40}")
+
+
+def load(name):
+    return json.loads((NOTICES / name).read_text())
+
+
+def notice_files():
+    return sorted(p.name for p in NOTICES.glob("*.json") if "notices" in json.loads(p.read_text()))
+
+
+class NoticesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        snap = json.loads(gzip.decompress(SNAPSHOT.read_bytes()))
+        cls.models = {m["id"] for m in snap["models"]}
+
+    def assertDay(self, value, where):
+        self.assertTrue(value is None or DAY.fullmatch(value), f"{where}: {value!r} is not YYYY-MM-DD")
+
+    def test_every_notice_names_its_source(self):
+        ids = []
+        for name in notice_files():
+            for n in load(name)["notices"]:
+                ids.append(n["id"])
+                for field in ("provider", "url", "copy", "read", "says", "channels"):
+                    self.assertTrue(n.get(field), f"{name} {n['id']}: no {field}")
+                self.assertDay(n["read"], n["id"])
+                self.assertLessEqual(set(n["channels"]), CHANNELS, n["id"])
+                if n["copy"].startswith("github:"):
+                    self.assertRegex(n["copy"], COPY, f"{n['id']}: a repository copy names its path and commit")
+                    self.assertTrue(n.get("license"), f"{n['id']}: a repository copy states its license")
+        self.assertEqual(len(ids), len(set(ids)), "notice ids are unique across the files")
+
+    def test_rows_name_our_models_or_say_why_not(self):
+        for name in notice_files():
+            for n in load(name)["notices"]:
+                for key in ("deprecations", "scheduled"):
+                    for r in n.get(key, ()):
+                        where = f"{n['id']} {r['provider_model']}"
+                        if r["model"] is None:
+                            self.assertTrue(r.get("unmapped"), f"{where}: an unmapped row says why")
+                        else:
+                            self.assertIn(r["model"], self.models, where)
+                        self.assertTrue(r["successor"] is None or r["successor"] in self.models, where)
+                        self.assertTrue(r["successor"] is None or r["provider_successor"], where)
+                        self.assertDay(r["announced"], where)
+                        self.assertTrue(DAY.fullmatch(r["shutdown"] or ""), f"{where}: a row has a shutdown day")
+                        self.assertTrue(r["announced"] is None or r["announced"] <= r["shutdown"], where)
+                        self.assertLessEqual(set(r["channels"]), set(n["channels"]), where)
+
+    def test_a_model_ends_once_per_channel_in_a_notice(self):
+        # several versions of one model of ours: only the last retirement ends the channel
+        for name in notice_files():
+            for n in load(name)["notices"]:
+                for key in ("deprecations", "scheduled"):
+                    seen = [(r["model"], ch) for r in n.get(key, ()) if r["model"] for ch in r["channels"]]
+                    self.assertEqual(len(seen), len(set(seen)), f"{n['id']} {key}")
+
+    def test_real_rows_as_the_pages_state_them(self):
+        # one row of each source, as read on its page
+        rows = {(n["id"], r["provider_model"]): r for name in notice_files()
+                for n in load(name)["notices"] for r in n["deprecations"]}
+        groq = rows[("groq-deprecations-2026-08-20", "llama-3.1-8b-instant")]
+        self.assertEqual((groq["model"], groq["announced"], groq["shutdown"], groq["successor"]),
+                         ("meta:llama-3.1-8b-instruct", "2026-06-17", "2026-08-16", "openai:gpt-oss-20b"))
+        bedrock = rows[("bedrock-model-lifecycle-2026-08-21",
+                        "Anthropic Claude Sonnet 4 (`anthropic.claude-sonnet-4-20250514-v1:0`)")]
+        self.assertEqual((bedrock["model"], bedrock["announced"], bedrock["shutdown"]),
+                         ("anthropic:claude-sonnet-4-0", "2026-04-14", "2026-10-14"))
+        azure = rows[("azure-retirements-2026-10-05", "o1 2024-12-17")]
+        self.assertEqual((azure["model"], azure["shutdown"], azure["successor"], azure["channels"]),
+                         ("openai:o1", "2026-11-19", "openai:gpt-5.6-sol", ["azure"]))
+        mistral = rows[("mistral-models-2026-08-21", "Devstral 2 (devstral-2-25-12; API `devstral-2512`)")]
+        self.assertEqual((mistral["model"], mistral["announced"], mistral["shutdown"], mistral["successor"]),
+                         ("mistral:devstral-2512", "2026-05-22", "2026-07-31", "mistral:mistral-medium-3-5"))
+
+    def test_side_files_name_our_models(self):
+        for r in load("mistral-releases.json")["releases"]:
+            self.assertTrue(r["model"] is None or r["model"] in self.models, r["provider_model"])
+            self.assertDay(r["release_date"], r["provider_model"])
+        for r in load("bedrock-observed.json")["observations"]:
+            self.assertTrue(r["model"] is None or r["model"] in self.models, r["provider_model"])
+            self.assertDay(r["first_observed_legacy"], r["provider_model"])
+            self.assertDay(r["last_listed"], r["provider_model"])
+
+
+if __name__ == "__main__":
+    unittest.main()
