@@ -93,9 +93,12 @@ class NoticesTest(unittest.TestCase):
                          ("mistral:devstral-2512", "2026-05-22", "2026-07-31", "mistral:mistral-medium-3-5"))
 
     def test_side_files_name_our_models(self):
-        for r in load("mistral-releases.json")["releases"]:
+        releases = load("mistral-releases.json")["releases"]
+        for r in releases:
             self.assertTrue(r["model"] is None or r["model"] in self.models, r["provider_model"])
             self.assertDay(r["release_date"], r["provider_model"])
+        named = [r["model"] for r in releases if r["model"]]
+        self.assertEqual(len(named), len(set(named)), "one release day per model of ours")
         for r in load("bedrock-observed.json")["observations"]:
             self.assertTrue(r["model"] is None or r["model"] in self.models, r["provider_model"])
             self.assertDay(r["first_observed_legacy"], r["provider_model"])
