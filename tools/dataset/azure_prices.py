@@ -11,9 +11,9 @@ vocabulary (the tokens that name the deployment, the billing mode, the component
 dropped; what is left is the model, prefixed by the product's family where the meter leaves it
 out); meters for anything but token inference (provisioned units, fine-tuning, hosting, images,
 video, pages) are skipped. `first_priced` gives per model name the earliest `effectiveStartDate`
-of its meters over the pulls read: the first day Azure's own price list shows the model priced,
-unless a later price replaced the first (the launch rule checks it against earlier sightings,
-launch.py). `key` is the form both meter names and Azure API ids are compared in.
+of its meters over the pulls read: the billing month from which Azure's own price list shows the
+model priced (every effectiveStartDate in the pulls is a month's first day), unless a later price
+replaced the first (the launch rule checks it against earlier sightings, launch.py). `key` is the form both meter names and Azure API ids are compared in.
 
 Standard library only.
 """

@@ -16,18 +16,23 @@ tried in this order:
 2. `maker_api`: the first day the maker's own API or SDK lists the model: OpenAI's and
    Anthropic's Python SDKs, and Bedrock's own model list for Amazon's models (listings.py).
 3. `first_listed`: the first day a channel's own listing shows it: Bedrock's model list, Azure's
-   retail price list (the earliest `effectiveStartDate` of its meters, azure_prices.py).
+   retail price list (the earliest `effectiveStartDate` of its meters, azure_prices.py; always a
+   month's first day, a billing month: precision `month`).
 4. `source_listed`: the first day a secondary source lists it: litellm's price file (llmledger's
    day-dated `added` events from litellm's history, when no key of the model was listed before
-   the ledger began) or genai-prices' data (the first commit adding the entry, listings.py).
+   the ledger began; for a key the ledger does not date, the first litellm release listing it,
+   bisected between two pinned releases by bisect_releases.py) or genai-prices' data (the first
+   commit adding the entry, listings.py).
 
 Each candidate that is itself a sighting (2-4) and every other sighting of the model on sale (the
 first archived OpenRouter catalogue listing it, radar.py; the first pinned litellm release listing
 it; a key litellm already listed when llmledger's history began; an id the first SDK commit or the
 first Bedrock record already held) bounds the launch from above. A candidate more than LATE_DAYS
 after the earliest sighting is not the launch (an SDK adding a model months after it went on sale,
-a wrong record) and is passed over, with its reason. The first candidate left, in basis order (and
-within a basis the maker's own page before models.dev), is the launch; none left: null.
+a wrong record) and is passed over, with its reason; so is an announced day more than EARLY_DAYS
+before the maker's own API first lists the model (where that listing is not itself late). The
+first candidate left, in basis order (and within a basis the maker's own page before models.dev,
+else the earliest day), is the launch; none left: null.
 
 The launch is an observation where its basis says so (2-4): the day a listing was seen to show
 the model, never passed off as an announcement. Standard library only.
@@ -53,6 +58,11 @@ MONTH = re.compile(r"\d{4}-\d\d")
 
 # the bisected field (bisect_releases.py) whose value is whether a litellm release lists a key
 LISTED, LISTED_VALUE = "listed", "yes"
+# an announced release more than this many days before the maker's own API first lists the model
+# is not its release (models.dev's 2024-12-01 for Amazon Nova 2 Lite, which Bedrock first lists on
+# 2025-12-03)
+EARLY_DAYS = 30
+ANNOUNCED_EARLY = "announced day more than 30 days before the maker's own API first lists it: not its release"
 PASSED_LATE = "launch day later than a sighting of the model on sale (more than 7 days): not its launch"
 BEDROCK_LOOSE = "first Bedrock pull listing it more than 7 days after the pull before: no day"
 
@@ -146,7 +156,9 @@ class Facts:
             hits = [first[k] for i in m.ids.get("azure", ()) for k in azure_prices.id_keys(i) if k in first]
             hits = [h for h in hits if not self.as_of or h[0] <= self.as_of]
             if hits:
-                cands.append(Launch(min(hits)[0], "first_listed", label))
+                # every effectiveStartDate of the list is a month's first day (3,289 of 3,289
+                # meters in 0.2.0): a billing month, not the day
+                cands.append(Launch(min(hits)[0], "first_listed", label, "month"))
         added, started = [], []
         for key in m.keys:
             for day, kind, _flag, _new in self.ledger.presence.get(key, ()):
@@ -208,11 +220,18 @@ def choose(cands, seen, dropped=()):
     dropped = list(dropped)
     sights = list(seen) + [Sighting(c.day, c.source) for c in cands if c.basis != "announced"]
     earliest = min(sights, default=None)
+
+    def late(c):
+        return earliest and days_between(earliest.day, c.day) > LATE_DAYS
+    # the maker's own API first listing the model (where nothing saw it on sale earlier)
+    api = min((c for c in cands if c.basis == "maker_api" and not late(c)), default=None)
     for c in cands:
-        if earliest and days_between(earliest.day, c.day) > LATE_DAYS:
+        if late(c):
             dropped.append((c, PASSED_LATE, f"{c.basis}; seen on sale by {earliest.day} ({earliest.what})"))
-            continue
-        return c, dropped
+        elif c.basis == "announced" and api and days_between(c.day, api.day) > EARLY_DAYS:
+            dropped.append((c, ANNOUNCED_EARLY, f"the maker's own API first lists it on {api.day} ({api.source})"))
+        else:
+            return c, dropped
     return None, dropped
 
 
