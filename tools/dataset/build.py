@@ -1185,7 +1185,8 @@ class Builder:
     def date_launches(self):
         """Each model's launch (launch.py): `launched`, the Launch published; `launch`, its day
         where the maker announced it to the day, from which a first price only a release shows is
-        pulled back (finish_one). What the rule passed over is quarantined with its reason."""
+        pulled back (finish_one), for the models that were pulled back before the other launch
+        sources. What the rule passed over is quarantined with its reason."""
         for ent, meta in self.models.items():
             listed = tuple((pid, r.channel == "official", m.get("release_date") or "")
                            for pid, r, m in self.md_by_ent.get(ent, ())
@@ -1197,7 +1198,12 @@ class Builder:
                                  listed)
             got, dropped = self.launch_facts.launch(model)
             meta["launched"] = got
-            meta["launch"] = got.day if got and got.basis == "announced" and got.precision == "day" else None
+            # a first price only a release shows is pulled back to an announced day, for the models
+            # whose maker lists them on models.dev or whose id carries a date (as before the other
+            # launch sources): a launch day alone does not show what the price was on it
+            dated_id = split_date(ent[1])[1] is not None
+            pull_back = dated_id or any(own for _p, own, day in listed if day)
+            meta["launch"] = got.day if got and got.basis == "announced" and got.precision == "day" and pull_back else None
             for what, rule, detail in dropped:
                 src = what.source if isinstance(what, launch.Launch) else what.what
                 self.quarantine((ent, "all", "launch_date", None), rule, [Step(what.day, what.day, srcs=(src,))], detail)

@@ -21,22 +21,27 @@ tried in this order:
 4. `source_listed`: the first day a secondary source lists it: litellm's price file (llmledger's
    day-dated `added` events from litellm's history, when no key of the model was listed before
    the ledger began; for a key the ledger does not date, the first litellm release listing it,
-   bisected between two pinned releases by bisect_releases.py) or genai-prices' data (the first
-   commit adding the entry, listings.py).
+   bisected between two pinned releases by bisect_releases.py, unless that release imported a
+   catalogue: more than IMPORT_KEYS first listings of one provider) or genai-prices' data (the
+   first commit adding the entry, listings.py).
 
 Each candidate that is itself a sighting (2-4) and every other sighting of the model on sale (the
 first archived OpenRouter catalogue listing it, radar.py; the first pinned litellm release listing
 it; a key litellm already listed when llmledger's history began; an id the first SDK commit or the
 first Bedrock record already held) bounds the launch from above. A candidate more than LATE_DAYS
 after the earliest sighting is not the launch (an SDK adding a model months after it went on sale,
-a wrong record) and is passed over, with its reason; so is an announced day more than EARLY_DAYS
-before the maker's own API first lists the model (where that listing is not itself late). The
+a wrong record) and is passed over, with its reason; a maker's own page is checked against the
+first-party sightings only (a secondary source may list a model before its release: litellm
+carried Claude Fable 5 twelve days before Anthropic launched it). A models.dev day more than
+EARLY_DAYS before the maker's own API first lists the model (where that listing is not itself
+late) is passed over too. The
 first candidate left, in basis order (and within a basis the maker's own page before models.dev,
 else the earliest day), is the launch; none left: null.
 
 The launch is an observation where its basis says so (2-4): the day a listing was seen to show
 the model, never passed off as an announcement. Standard library only.
 """
+import datetime as dt
 import json
 import re
 from collections import Counter
@@ -56,8 +61,14 @@ LATE_DAYS = 7
 DAY = re.compile(r"\d{4}-\d\d-\d\d")
 MONTH = re.compile(r"\d{4}-\d\d")
 
+# a litellm release first listing more than this many keys of one provider imported a catalogue
+IMPORT_KEYS = 50
+IMPORTED = "first listed by a litellm release that imported a catalogue (more than 50 keys of one provider): no day"
 # the bisected field (bisect_releases.py) whose value is whether a litellm release lists a key
 LISTED, LISTED_VALUE = "listed", "yes"
+# the sightings that are a maker's or a channel's own listing (the rest are secondary sources')
+FIRST_PARTY_SOURCES = {"openai/openai-python", "anthropics/anthropic-sdk-python", "mirai73/bedrock-models",
+                       "azure-genai-prices", "model-price-radar"}
 # an announced release more than this many days before the maker's own API first lists the model
 # is not its release (models.dev's 2024-12-01 for Amazon Nova 2 Lite, which Bedrock first lists on
 # 2025-12-03)
@@ -102,6 +113,9 @@ class Facts:
         self.ledger_src = ledger_src
         self.releases = releases        # [(version, day, data)] of the pinned litellm releases
         self.bisected = bisected        # build.load_bisected: the first release listing a key
+        # first listings per (release, litellm provider prefix): a release that first lists more
+        # than IMPORT_KEYS of one prefix imported a catalogue (litellm 1.101.0: 148 OpenRouter keys)
+        self.imported = Counter((b["first"], key_prefix(b["key"])) for b in bisected.values() if b["field"] == LISTED)
         self.todo = []                  # first listings no ledger event and no bisection dates
         self.given = Counter()          # source family -> models it gave a candidate for
         self.modelsdev_src = modelsdev_src
@@ -167,7 +181,11 @@ class Facts:
             cands.append(Launch(min(added), "source_listed", self.ledger_src))
         for key in () if started else m.keys:
             hit = self.first_release(key)
-            if hit:
+            if hit and self.imported[(hit["first"], key_prefix(key))] > IMPORT_KEYS:
+                seen.append(Sighting(hit["released"], f"litellm {hit['first']}"))
+                dropped.append((Sighting(hit["released"], f"litellm {hit['first']}"), IMPORTED,
+                                f"{key}: one of {self.imported[(hit['first'], key_prefix(key))]} keys it first lists"))
+            elif hit:
                 cands.append(Launch(hit["released"], "source_listed", f"litellm {hit['first']}"))
         seen += [Sighting(d, self.ledger_src) for d in started]
         label, days, undatable = self.genai
@@ -215,24 +233,44 @@ class Facts:
 
 def choose(cands, seen, dropped=()):
     """The first candidate not later than LATE_DAYS after the earliest sighting (the sightings
-    and the candidates that are sightings themselves), and the ones passed over: [(Launch or
-    Sighting, rule, detail)]."""
+    and the candidates that are sightings themselves; for a maker's own page, the first-party
+    sightings only), and the ones passed over: [(Launch or Sighting, rule, detail)]."""
     dropped = list(dropped)
-    sights = list(seen) + [Sighting(c.day, c.source) for c in cands if c.basis != "announced"]
+    # a listing seen in a month was seen by the month's last day
+    sights = list(seen) + [Sighting(c.day if c.precision == "day" else month_end(c.day), c.source)
+                           for c in cands if c.basis != "announced"]
     earliest = min(sights, default=None)
+    # a secondary source listing a model before its maker released it (litellm carried Claude
+    # Fable 5 from 2026-05-28, Anthropic launched it on 2026-06-09) does not overrule the maker
+    earliest_first_party = min((s for s in sights if source_family(s.what) in FIRST_PARTY_SOURCES), default=None)
 
     def late(c):
-        return earliest and days_between(earliest.day, c.day) > LATE_DAYS
+        bound = earliest_first_party if source_family(c.source) == "page" else earliest
+        return bound if bound and days_between(bound.day, c.day) > LATE_DAYS else None
     # the maker's own API first listing the model (where nothing saw it on sale earlier)
     api = min((c for c in cands if c.basis == "maker_api" and not late(c)), default=None)
     for c in cands:
-        if late(c):
-            dropped.append((c, PASSED_LATE, f"{c.basis}; seen on sale by {earliest.day} ({earliest.what})"))
-        elif c.basis == "announced" and api and days_between(c.day, api.day) > EARLY_DAYS:
+        bound = late(c)
+        if bound:
+            dropped.append((c, PASSED_LATE, f"{c.basis}; seen on sale by {bound.day} ({bound.what})"))
+        elif (c.basis == "announced" and source_family(c.source) != "page" and api
+              and days_between(c.day, api.day) > EARLY_DAYS):
             dropped.append((c, ANNOUNCED_EARLY, f"the maker's own API first lists it on {api.day} ({api.source})"))
         else:
             return c, dropped
     return None, dropped
+
+
+def key_prefix(key):
+    """A litellm key's provider prefix (`openrouter` of `openrouter/openai/gpt-4o`), `` for a
+    bare key."""
+    return key.split("/", 1)[0] if "/" in key else ""
+
+
+def month_end(day):
+    """The last day of the month of `day` (YYYY-MM-DD)."""
+    d = dt.date.fromisoformat(day[:8] + "28") + dt.timedelta(days=4)
+    return (d - dt.timedelta(days=d.day)).isoformat()
 
 
 def modelsdev_launch(listed):

