@@ -33,7 +33,12 @@ async fn a_launch_shows_its_basis_and_source_on_the_card_the_listing_and_its_eve
     // Anthropic's release notes: "July 24, 2026: We've launched Claude Opus 5"
     // (tools/dataset/listings/announced.json).
     let notes = json!("https://platform.claude.com/docs/en/release-notes/overview");
-    let expected = (json!("2026-07-24"), json!("announced"), notes.clone(), json!("day"));
+    let expected = (
+        json!("2026-07-24"),
+        json!("announced"),
+        notes.clone(),
+        json!("day"),
+    );
     let card = app
         .call("/api/v1/models/anthropic:claude-opus-5")
         .await
@@ -90,7 +95,11 @@ async fn an_observed_launch_says_so_and_an_unknown_one_is_null() {
         )
         .await
         .expect("observed launches");
-    assert_eq!(observed.len(), 2, "both kinds of observation in the bundled data");
+    assert_eq!(
+        observed.len(),
+        2,
+        "both kinds of observation in the bundled data"
+    );
     for row in observed {
         let id: String = row.get(0);
         let card = app
@@ -170,7 +179,11 @@ async fn the_first_page_holds_the_models_launched_in_the_last_60_days() {
         .get::<_, String>(0);
     for item in &first_page {
         let updated = item["updated_at"].as_str().expect("a dated first page");
-        assert!(updated > cutoff.as_str(), "{} updated {updated}", item["id"]);
+        assert!(
+            updated > cutoff.as_str(),
+            "{} updated {updated}",
+            item["id"]
+        );
     }
     'pages: loop {
         let body = app.call(&url).await.expect(200).json();
@@ -215,10 +228,26 @@ async fn a_launch_basis_without_its_date_or_an_unknown_basis_is_a_bad_row() {
                       "launch_source": "https://developers.openai.com/api/docs/changelog",
                       "launch_precision": "day"});
     let cases: [(&str, Value, &str); 4] = [
-        ("openai:gpt-4o", json!({"launch_date": null}), "come together"),
-        ("openai:o3", json!({"launch_basis": "rumoured"}), "unknown launch_basis"),
-        ("openai:gpt-4.1", json!({"launch_precision": "month"}), "month's first day"),
-        ("openai:gpt-4.1", json!({"launch_source": ""}), "launch_source must be"),
+        (
+            "openai:gpt-4o",
+            json!({"launch_date": null}),
+            "come together",
+        ),
+        (
+            "openai:o3",
+            json!({"launch_basis": "rumoured"}),
+            "unknown launch_basis",
+        ),
+        (
+            "openai:gpt-4.1",
+            json!({"launch_precision": "month"}),
+            "month's first day",
+        ),
+        (
+            "openai:gpt-4.1",
+            json!({"launch_source": ""}),
+            "launch_source must be",
+        ),
     ];
     for (id, change, message) in cases {
         let mut snap = base.clone();
