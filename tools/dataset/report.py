@@ -113,8 +113,13 @@ def launch_report(snap, quarantine):
     print("  per source: " + ", ".join(f"{k} {v}" for k, v in cov["by_source"].items()))
     cols = list(BASES) + ["unknown"]
     print(f"  {'provider':22s} " + " ".join(f"{c[:13]:>13s}" for c in cols))
-    for prov, row in sorted(cov["by_provider"].items(), key=lambda x: -sum(x[1].values())):
+    others = Counter()
+    for prov, row in sorted(cov["by_provider"].items(), key=lambda x: (-sum(x[1].values()), x[0])):
+        if sum(row.values()) < 5:
+            others.update(row)      # the makers of fewer than five active models, in one row
+            continue
         print(f"  {prov:22s} " + " ".join(f"{row.get(c, 0):13d}" for c in cols))
+    print(f"  {'(fewer than 5 each)':22s} " + " ".join(f"{others.get(c, 0):13d}" for c in cols))
     active = {m["id"]: m for m in snap["models"] if m["status"] == "active"}
     gen = snap["generated_at"][:10]
     per_channel = {}
