@@ -51,7 +51,10 @@ $$;
 
 -- api._model_fields(model): the fields a model summary (an item of GET
 -- /api/v1/models, sql/25_prices.sql api._listing_rows) and a model card
--- (sql/32_get_model.sql) both carry, written alike.
+-- (sql/32_get_model.sql) both carry, written alike. The launch: its date, how
+-- it is known (launch_basis: announced, maker_api, first_listed,
+-- source_listed), the page, release or commit that says so, and whether the
+-- date is a day or a month; all null when unknown.
 create function api._model_fields(m pricing.models)
 returns jsonb
 language sql stable
@@ -65,5 +68,9 @@ as $$
         'status', m.status,
         'context_window', m.context_window,
         'max_output_tokens', m.max_output_tokens,
+        'launch_date', m.launch_date,
+        'launch_basis', m.launch_basis,
+        'launch_source', m.launch_source,
+        'launch_precision', m.launch_precision,
         'updated_at', api._ts(m.updated_at))
 $$;

@@ -35,7 +35,6 @@ begin
         'provider', (select jsonb_build_object('slug', p.slug, 'name', p.name)
                      from pricing.providers as p where p.slug = v_m.provider),
         'slug', v_m.slug,
-        'launch_date', v_m.launch_date,
         'deprecation_date', v_m.deprecation_date,
         'retirement_date', v_m.retirement_date,
         'successor', v_m.successor,

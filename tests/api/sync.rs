@@ -174,10 +174,10 @@ async fn a_sync_to_newer_releases_publishes_exactly_their_events_and_a_second_sy
     let Outcome::Published { summary, .. } = &second else {
         panic!("the newer releases change the data: {second:?}");
     };
-    // litellm 1.109.1 adds gpt-6-astra-law (dated by that release of
-    // 2026-11-12, the first read release that lists it: the sync reads the
-    // newest release, and 1.109.0 of 2026-11-11, not read, already listed it;
-    // docs/publishing.md, "Sync"), and shutdown dates of gpt-4.1 (2027-01-14)
+    // litellm 1.109.1 adds gpt-6-astra-law, launched (basis source_listed) on
+    // 2026-11-11: the first litellm release listing it is 1.109.0 of that day,
+    // which the sync does not read but the pinned bisection
+    // (tools/dataset/bisected.json, field `listed`) names; and shutdown dates of gpt-4.1 (2027-01-14)
     // and Bedrock's Llama 3.1 70B (2027-03-30) that no provider page read
     // states: the lifecycle gate publishes no day for them and ends nothing
     // (no event; gpt-4.1 stays active, below: a status needs a provider's
@@ -189,7 +189,7 @@ async fn a_sync_to_newer_releases_publishes_exactly_their_events_and_a_second_sy
         vec![event(
             "model_launch",
             "openai:gpt-6-astra-law",
-            "2026-11-12"
+            "2026-11-11"
         )],
         "summary: {summary}"
     );

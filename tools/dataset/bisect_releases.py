@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Date the litellm price moves that no ledger event dates, by bisecting litellm's release list.
+"""Date the litellm price moves (and first listings) that no ledger event dates, by bisecting
+litellm's release list.
 
 The build reads one litellm release per month. Where a row's value differs between two pinned
 releases and llmledger's day-dated history has no event for it (OpenRouter rows, which the ledger
@@ -7,7 +8,10 @@ does not track, and every move after the ledger's last day), the move happened i
 releases between the two pins. This script finds the first release that carries the new value by
 bisection over every release in between (a release is about 40 MB, so it downloads about log2(n)
 of them, not all), dates that release, and pins the result in ``bisected.json``; build.py reads
-only that file, so fetch.py then build.py rebuild the snapshot without bisecting again.
+only that file, so fetch.py then build.py rebuild the snapshot without bisecting again. The same
+goes for the first listing of a key the ledger does not date (field `listed`): the first release
+between two pins that lists the key is the day litellm's price file first listed it, a launch
+candidate of basis `source_listed` (launch.py).
 
     python3 tools/dataset/bisect_releases.py     # after fetch.py; then run build.py again
 
@@ -28,6 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import build  # noqa: E402
+import launch  # noqa: E402
 import release_dates  # noqa: E402
 from fetch import available_versions, built_day, fetch, release_date, version_key  # noqa: E402
 from loaders import load_litellm  # noqa: E402
@@ -37,6 +42,10 @@ OUT = HERE / "bisected.json"
 
 
 def value_in(data, key, field):
+    """The value a release shows for (key, field); for the field `listed` (launch.LISTED),
+    whether the release lists the key at all."""
+    if field == launch.LISTED:
+        return launch.LISTED_VALUE if key in data else None
     return build.field_value(data.get(key) or {}, field)
 
 

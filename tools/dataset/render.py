@@ -133,6 +133,15 @@ def conditional_counts(rows):
             "models_by_time_window": sizes(by_window)}
 
 
+def launch_fields(launched):
+    """A model's launch as models[] writes it: day, basis, source and precision, all null when
+    no source dates it (docs/snapshot-format.md section 5.5)."""
+    if launched is None:
+        return {"launch_date": None, "launch_basis": None, "launch_source": None, "launch_precision": None}
+    return {"launch_date": launched.day, "launch_basis": launched.basis, "launch_source": launched.source,
+            "launch_precision": launched.precision}
+
+
 def dump(snapshot) -> bytes:
     text = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     buf = io.BytesIO()

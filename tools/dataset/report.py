@@ -11,8 +11,11 @@ window); the share of price changes that two or more
 sources show (corroborated), and of the limit changes those a provider's own page dates; what
 each screen rule removed; the checks the history must pass (no uncorroborated move of 10x or
 more, none undone within 60 days, no current price after a shutdown, deprecation not after
-retirement, no launch before 2015, no active model without a current price); and coverage: the models any
-source lists with a current price on the nine channels against those served. Exits non-zero when
+retirement, no launch before 2015, no launch date without its basis, source and precision, no active
+model without a current price); launch-date coverage of the active models per basis, source,
+provider and channel, what each launch source gave and what the launch rule passed over and why;
+and coverage: the models any source lists with a current price on the nine channels against those
+served. Exits non-zero when
 a check fails. Standard library only.
 """
 import argparse
@@ -28,7 +31,8 @@ sys.path.insert(0, str(HERE))
 import evidence  # noqa: E402
 import limit_evidence  # noqa: E402
 from lifecycle import STALE_DAYS  # noqa: E402
-from render import conditional_counts  # noqa: E402
+from launch import BASES, coverage  # noqa: E402
+from render import conditional_counts, value_at_hist  # noqa: E402
 from series import days_between  # noqa: E402
 from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources, placeholder_shutdown  # noqa: E402
 
@@ -79,6 +83,9 @@ def checks(snap):
             bad.setdefault("deprecation after retirement", []).append(m["id"])
         if m["launch_date"] and m["launch_date"] < FIRST_LAUNCH:
             bad.setdefault("launch before 2015", []).append(m["id"])
+        launch = [m.get(f) for f in ("launch_basis", "launch_source", "launch_precision")]
+        if any(launch) and not (m["launch_date"] and all(launch)) or m["launch_date"] and not all(launch):
+            bad.setdefault("launch date without its basis, source and precision", []).append(m["id"])
         if m["status"] == "retired":
             shut[m["id"]] = m["retirement_date"]
     ended = {(m["id"], st["channel"]): st["shutdown"] for m in snap["models"] for st in m.get("lifecycle", ())
@@ -186,6 +193,49 @@ def lifecycle_report(snap, since):
               + "".join(f"; {v} {k}" for k, v in sorted(why.items())))
 
 
+def launch_report(snap, quarantine):
+    """Launch coverage of the active models: per basis, source, provider and channel; what each
+    source gave; what the launch rule passed over and why; the archived OpenRouter moves."""
+    cov = coverage(snap["models"])
+    n, dated, first = cov["active"], cov["dated"], cov["first_party"]
+    print(f"\nlaunch dates (active models): {dated} of {n} ({100 * dated / max(n, 1):.1f}%); first-party basis "
+          f"(announced, maker_api, first_listed) {first} ({100 * first / max(dated, 1):.1f}% of those dated)")
+    print("  per basis: " + ", ".join(f"{k} {v}" for k, v in cov["by_basis"].items()))
+    print("  per source: " + ", ".join(f"{k} {v}" for k, v in cov["by_source"].items()))
+    cols = list(BASES) + ["unknown"]
+    print(f"  {'provider':22s} " + " ".join(f"{c[:13]:>13s}" for c in cols))
+    others = Counter()
+    for prov, row in sorted(cov["by_provider"].items(), key=lambda x: (-sum(x[1].values()), x[0])):
+        if sum(row.values()) < 5:
+            others.update(row)      # the makers of fewer than five active models, in one row
+            continue
+        print(f"  {prov:22s} " + " ".join(f"{row.get(c, 0):13d}" for c in cols))
+    print(f"  {'(fewer than 5 each)':22s} " + " ".join(f"{others.get(c, 0):13d}" for c in cols))
+    active = {m["id"]: m for m in snap["models"] if m["status"] == "active"}
+    gen = snap["generated_at"][:10]
+    per_channel = {}
+    for p in snap["prices"]:
+        if p["model"] in active and p["tier"] == "standard" and value_at_hist(p["history"], gen) is not None:
+            per_channel.setdefault(p["channel"], set()).add(p["model"])
+    print(f"  {'channel':22s} " + " ".join(f"{c[:13]:>13s}" for c in cols))
+    for ch, ids in sorted(per_channel.items(), key=lambda x: -len(x[1])):
+        row = Counter(active[i].get("launch_basis") or "unknown" for i in ids)
+        print(f"  {ch:22s} " + " ".join(f"{row.get(c, 0):13d}" for c in cols))
+    given = snap["report"].get("launch_sources", {})
+    print("  models each source gave a launch day for (any status): "
+          + ", ".join(f"{k} {v}" for k, v in given.get("given", {}).items()))
+    dropped = Counter((q["rule"], q["steps"][0]["sources"][0].split("@")[0].split(" ")[0])
+                      for q in quarantine if q["component"] == "launch_date")
+    print("  passed over (quarantine.json), per rule and source:")
+    for (rule, src), v in sorted(dropped.items()):
+        print(f"    {rule[:70]:70s} {src:32s} {v:5d}")
+    moves = given.get("openrouter_archive_moves")
+    if moves:
+        print(f"  OpenRouter's archived catalogues: {moves['bounded']} price moves between two copies, "
+              f"{moves['dated']} bounded within 7 days (none published: a move dated only between copies "
+              f"further apart is not a dated change)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("snapshot", nargs="?", default=str(HERE.parent.parent / "data" / "snapshot.json.gz"))
@@ -264,6 +314,7 @@ def main():
         print(f"  not served: {mid}")
 
     lifecycle_report(snap, args.since)
+    launch_report(snap, quarantine)
     unpriced = sorted(m["id"] for m in snap["models"] if m["status"] == "active" and m["id"] not in
                       {p["model"] for p in snap["prices"]
                        if ([x for x in p["history"] if x["from"] <= gen][-1:] or [{"price": None}])[0]["price"] is not None})

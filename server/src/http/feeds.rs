@@ -135,7 +135,10 @@ fn title(e: &Value) -> String {
                 lifecycle_channel(e)
             ) + &successor(e)
         }
-        "model_launch" => format!("{name} launched"),
+        "model_launch" => match launch_observed(e) {
+            Some(how) => format!("{name} launched ({how})"),
+            None => format!("{name} launched"),
+        },
         "limit_change" => format!(
             "{name}: {} {old} → {new} tokens",
             e["detail"]["limit"].as_str().unwrap_or("limit")
@@ -144,7 +147,20 @@ fn title(e: &Value) -> String {
     }
 }
 
-/// A longer description: the title plus significance and dates.
+/// How a launch dated by an observation was seen (docs/snapshot-format.md
+/// section 5.5), so that a feed never passes a listing off as an
+/// announcement; `None` for an announced launch or one without a basis.
+fn launch_observed(e: &Value) -> Option<&'static str> {
+    match e["detail"]["launch_basis"].as_str()? {
+        "maker_api" => Some("as first listed by its maker's API"),
+        "first_listed" => Some("as first listed on a channel"),
+        "source_listed" => Some("as first listed by a secondary source"),
+        _ => None,
+    }
+}
+
+/// A longer description: the title plus significance and dates, and for a
+/// launch what dates it.
 fn summary(e: &Value) -> String {
     let mut out = format!(
         "{}. Significance {} of 100. Effective {}; published {}.",
@@ -155,6 +171,16 @@ fn summary(e: &Value) -> String {
     );
     if let Some(pct) = e["change_pct"].as_str() {
         out.push_str(&format!(" Change: {pct}%."));
+    }
+    let launch = &e["detail"];
+    if let (Some(basis), Some(source)) = (
+        launch["launch_basis"].as_str(),
+        launch["launch_source"].as_str(),
+    ) {
+        out.push_str(&format!(
+            " Launch date: {basis}, {source} ({}).",
+            launch["launch_precision"].as_str().unwrap_or("day")
+        ));
     }
     out
 }
@@ -394,6 +420,26 @@ mod tests {
         e["channel"] = json!("azure");
         e["detail"] = json!({"shutdown": "2026-10-23", "successor": null});
         assert_eq!(title(&e), "o4-mini is retired 2026-10-23 on azure");
+    }
+
+    #[test]
+    fn a_launch_seen_in_a_listing_says_so() {
+        let mut e = event();
+        e["event_type"] = json!("model_launch");
+        e["detail"] = json!({"name": "GPT <4o> & co", "date_basis": "launch_date",
+                             "launch_basis": "source_listed", "launch_source": "llmledger 0.2.0",
+                             "launch_precision": "day"});
+        assert_eq!(
+            title(&e),
+            "GPT <4o> & co launched (as first listed by a secondary source)"
+        );
+        assert!(summary(&e).ends_with(" Launch date: source_listed, llmledger 0.2.0 (day)."));
+        e["detail"]["launch_basis"] = json!("announced");
+        e["detail"]["launch_source"] = json!("https://developers.openai.com/api/docs/changelog");
+        assert_eq!(title(&e), "GPT <4o> & co launched");
+        e["detail"] = json!({"name": "GPT <4o> & co", "date_basis": "first_price"});
+        assert_eq!(title(&e), "GPT <4o> & co launched");
+        assert!(!summary(&e).contains("Launch date"));
     }
 
     #[test]

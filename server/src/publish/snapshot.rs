@@ -35,6 +35,11 @@ const TIERS: &[&str] = &["standard", "batch", "flex", "priority"];
 const STATUSES: &[&str] = &["active", "deprecated", "retired"];
 const MODALITIES: &[&str] = &["text", "image", "audio", "video"];
 const ALIAS_KINDS: &[&str] = &["provider_api_id", "renamed_slug"];
+/// How a launch date is known (docs/snapshot-format.md section 5.5), strongest first.
+const LAUNCH_BASES: &[&str] = &["announced", "maker_api", "first_listed", "source_listed"];
+const DATE_PRECISIONS: &[&str] = &["day", "month"];
+/// The longest `launch_source` the database keeps (a URL, a release, a commit).
+const MAX_LAUNCH_SOURCE: usize = 300;
 /// `numeric(20, 10)` holds at most 10 decimal places.
 const MAX_PRICE_SCALE: u32 = 10;
 
@@ -80,6 +85,14 @@ struct Model {
     context_window: Option<i64>,
     max_output_tokens: Option<i64>,
     launch_date: Option<Date>,
+    /// How the launch date is known, what says so and whether it is a day or a month; absent
+    /// in a snapshot of an older build (then no launch is known).
+    #[serde(default)]
+    launch_basis: Option<String>,
+    #[serde(default)]
+    launch_source: Option<String>,
+    #[serde(default)]
+    launch_precision: Option<String>,
     deprecation_date: Option<Date>,
     retirement_date: Option<Date>,
     successor: Option<String>,
@@ -296,9 +309,18 @@ pub struct StagedModel {
     pub context_window: Option<i32>,
     pub max_output_tokens: Option<i32>,
     pub launch_date: Option<Date>,
+    pub launch: Option<StagedLaunch>,
     pub deprecation_date: Option<Date>,
     pub retirement_date: Option<Date>,
     pub successor: Option<String>,
+}
+
+/// How a model's launch date is known: basis, source and precision, checked.
+#[derive(Debug)]
+pub struct StagedLaunch {
+    pub basis: String,
+    pub source: String,
+    pub precision: String,
 }
 
 /// When a conditional rate applies; both `None` on a standard price row.
@@ -787,10 +809,55 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
         context_window: positive_limit(m.context_window, "context_window")?,
         max_output_tokens: positive_limit(m.max_output_tokens, "max_output_tokens")?,
         launch_date: m.launch_date,
+        launch: check_launch(m)?,
         deprecation_date: m.deprecation_date,
         retirement_date: m.retirement_date,
         successor: m.successor.clone(),
     })
+}
+
+/// A launch date comes with its basis, source and precision or without any of
+/// them (an older build's snapshot); a month's date is its first day.
+fn check_launch(m: &Model) -> Result<Option<StagedLaunch>, String> {
+    let (Some(date), Some(basis), Some(source), Some(precision)) = (
+        m.launch_date,
+        &m.launch_basis,
+        &m.launch_source,
+        &m.launch_precision,
+    ) else {
+        if m.launch_basis.is_some() || m.launch_source.is_some() || m.launch_precision.is_some() {
+            return Err(
+                "launch_basis, launch_source and launch_precision come together, with a launch_date"
+                    .into(),
+            );
+        }
+        return Ok(None);
+    };
+    if !LAUNCH_BASES.contains(&basis.as_str()) {
+        return Err(format!(
+            "unknown launch_basis `{basis}` (one of {})",
+            LAUNCH_BASES.join(", ")
+        ));
+    }
+    if !DATE_PRECISIONS.contains(&precision.as_str()) {
+        return Err(format!(
+            "unknown launch_precision `{precision}` (one of {})",
+            DATE_PRECISIONS.join(", ")
+        ));
+    }
+    if precision == "month" && date.day() != 1 {
+        return Err("a launch_date of precision month is the month's first day".into());
+    }
+    if source.trim().is_empty() || source.chars().count() > MAX_LAUNCH_SOURCE {
+        return Err(format!(
+            "launch_source must be 1 to {MAX_LAUNCH_SOURCE} characters"
+        ));
+    }
+    Ok(Some(StagedLaunch {
+        basis: basis.clone(),
+        source: source.clone(),
+        precision: precision.clone(),
+    }))
 }
 
 /// A series' model, channel, component and tier, as rows name it.
