@@ -28,7 +28,8 @@ begin
         launch_date date,
         deprecation_date date,
         retirement_date date,
-        successor text
+        successor text,
+        kind pricing.model_kind
     ) on commit drop;
     create temp table stage_aliases (
         alias text primary key,
@@ -221,11 +222,11 @@ begin
     insert into pricing.models as m (
         id, provider, slug, name, modality, input_modalities, output_modalities, status,
         context_window, max_output_tokens, launch_date, deprecation_date, retirement_date,
-        successor, updated_in, updated_at
+        successor, kind, updated_in, updated_at
     )
     select s.id, s.provider, s.slug, s.name, s.modality, s.input_modalities, s.output_modalities,
            s.status, s.context_window, s.max_output_tokens, s.launch_date, s.deprecation_date,
-           s.retirement_date, s.successor, v_publish, null
+           s.retirement_date, s.successor, s.kind, v_publish, null
     from stage_models as s
     on conflict (id) do update set
         provider = excluded.provider, slug = excluded.slug, name = excluded.name,
@@ -234,15 +235,15 @@ begin
         context_window = excluded.context_window, max_output_tokens = excluded.max_output_tokens,
         launch_date = excluded.launch_date, deprecation_date = excluded.deprecation_date,
         retirement_date = excluded.retirement_date, successor = excluded.successor,
-        updated_in = excluded.updated_in
+        kind = excluded.kind, updated_in = excluded.updated_in
     where (m.provider, m.slug, m.name, m.modality, m.input_modalities, m.output_modalities,
            m.status, m.context_window, m.max_output_tokens, m.launch_date, m.deprecation_date,
-           m.retirement_date, m.successor)
+           m.retirement_date, m.successor, m.kind)
           is distinct from
           (excluded.provider, excluded.slug, excluded.name, excluded.modality,
            excluded.input_modalities, excluded.output_modalities, excluded.status,
            excluded.context_window, excluded.max_output_tokens, excluded.launch_date,
-           excluded.deprecation_date, excluded.retirement_date, excluded.successor);
+           excluded.deprecation_date, excluded.retirement_date, excluded.successor, excluded.kind);
 
     -- Lifecycle and limit events, from the stage against the previous state.
     -- Each is dated by the day it happened; an event whose day is unknown is

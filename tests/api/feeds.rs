@@ -138,7 +138,7 @@ async fn the_csv_dump_has_one_row_per_model_channel_component_tier_and_condition
     let lines: Vec<&str> = reply.text.split("\r\n").filter(|l| !l.is_empty()).collect();
     assert_eq!(
         lines[0],
-        "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,time_window,promotional,promotion_until"
+        "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,time_window,promotional,promotion_until,kind"
     );
     let expected: i64 = db
         .client()

@@ -23,6 +23,7 @@ mod health;
 mod helpers;
 mod history;
 mod keys;
+mod kinds;
 mod list_models;
 mod mcp;
 mod migrate;

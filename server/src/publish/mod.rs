@@ -237,15 +237,18 @@ async fn stage_and_apply(
     let deprecation: Vec<Option<Date>> = m.iter().map(|x| x.deprecation_date).collect();
     let retirement: Vec<Option<Date>> = m.iter().map(|x| x.retirement_date).collect();
     let successor: Vec<Option<&str>> = m.iter().map(|x| x.successor.as_deref()).collect();
+    let kind: Vec<Option<&str>> = m.iter().map(|x| x.kind.as_deref()).collect();
     tx.execute(
         "insert into stage_models
          select id, provider, slug, name, modality::pricing.modality,
                 input_m::pricing.modality[], output_m::pricing.modality[], status::pricing.lifecycle,
-                context_window, max_output_tokens, launch_date, deprecation_date, retirement_date, successor
+                context_window, max_output_tokens, launch_date, deprecation_date, retirement_date, successor,
+                kind::pricing.model_kind
          from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::text[], $9::int4[], $10::int4[], $11::date[], $12::date[], $13::date[], $14::text[])
+                     $8::text[], $9::int4[], $10::int4[], $11::date[], $12::date[], $13::date[], $14::text[],
+                     $15::text[])
               as u(id, provider, slug, name, modality, input_m, output_m, status, context_window,
-                   max_output_tokens, launch_date, deprecation_date, retirement_date, successor)",
+                   max_output_tokens, launch_date, deprecation_date, retirement_date, successor, kind)",
         &[
             &col(|x| &x.id),
             &col(|x| &x.provider),
@@ -261,6 +264,7 @@ async fn stage_and_apply(
             &deprecation,
             &retirement,
             &successor,
+            &kind,
         ],
     )
     .await?;

@@ -35,6 +35,17 @@ const TIERS: &[&str] = &["standard", "batch", "flex", "priority"];
 const STATUSES: &[&str] = &["active", "deprecated", "retired"];
 const MODALITIES: &[&str] = &["text", "image", "audio", "video"];
 const ALIAS_KINDS: &[&str] = &["provider_api_id", "renamed_slug"];
+/// What a model is for (tools/dataset/kinds.py decides it).
+pub const KINDS: &[&str] = &[
+    "chat",
+    "embedding",
+    "rerank",
+    "image",
+    "audio",
+    "video",
+    "ocr",
+    "moderation",
+];
 /// `numeric(20, 10)` holds at most 10 decimal places.
 const MAX_PRICE_SCALE: u32 = 10;
 
@@ -71,6 +82,9 @@ struct Model {
     id: String,
     provider: String,
     name: String,
+    /// Absent in a snapshot written before kinds existed: unknown.
+    #[serde(default)]
+    kind: Option<String>,
     modality: String,
     #[serde(default)]
     input_modalities: Vec<String>,
@@ -260,6 +274,7 @@ pub struct StagedModel {
     pub deprecation_date: Option<Date>,
     pub retirement_date: Option<Date>,
     pub successor: Option<String>,
+    pub kind: Option<String>,
 }
 
 /// When a conditional rate applies; both `None` on a standard price row.
@@ -639,6 +654,12 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
     };
     let modalities =
         |vs: &[String]| -> Result<Vec<String>, String> { vs.iter().map(|v| modality(v)).collect() };
+    if let Some(kind) = m.kind.as_deref().filter(|k| !KINDS.contains(k)) {
+        return Err(format!(
+            "unknown kind `{kind}` (one of {})",
+            KINDS.join(", ")
+        ));
+    }
     if !STATUSES.contains(&m.status.as_str()) {
         return Err(format!(
             "unknown status `{}` (one of {})",
@@ -661,6 +682,7 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
         deprecation_date: m.deprecation_date,
         retirement_date: m.retirement_date,
         successor: m.successor.clone(),
+        kind: m.kind.clone(),
     })
 }
 
