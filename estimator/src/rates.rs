@@ -480,7 +480,10 @@ mod tests {
         );
         let p = below.prices().expect("priced");
         assert_eq!(
-            (p.input.to_string(), p.output.expect("an output rate").to_string()),
+            (
+                p.input.to_string(),
+                p.output.expect("an output rate").to_string()
+            ),
             ("1.25".into(), "10".into())
         );
         assert_eq!(below.conditions.above_input_tokens, None);

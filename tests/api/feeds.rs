@@ -173,11 +173,11 @@ async fn the_csv_dump_has_one_row_per_model_channel_component_tier_and_condition
             "canonical id: {line}"
         );
         // above_input_tokens, cache_ttl, region, time_window
-        let condition = cells[cells.len() - 6..cells.len() - 2].join(",");
+        let condition = cells[cells.len() - 7..cells.len() - 3].join(",");
         assert_eq!(
-            cells[cells.len() - 2..],
-            ["false", ""],
-            "no promotion in the fixture: {line}"
+            cells[cells.len() - 3..],
+            ["false", "", "chat"],
+            "no promotion in the fixture, and chat models only: {line}"
         );
         assert!(
             keys.insert((cells[0], cells[3], cells[4], cells[5], condition)),

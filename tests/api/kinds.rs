@@ -107,7 +107,11 @@ async fn the_kind_filter_lists_only_models_of_those_kinds_on_the_bundled_data() 
         total,
         count_of_kind(&db, "image", "all").await + count_of_kind(&db, "ocr", "all").await
     );
-    assert!(either.iter().all(|m| m["kind"] == "image" || m["kind"] == "ocr"));
+    assert!(
+        either
+            .iter()
+            .all(|m| m["kind"] == "image" || m["kind"] == "ocr")
+    );
 
     // A cursor continues only the kinds it was made for.
     let first = app
@@ -132,7 +136,10 @@ async fn the_kind_filter_lists_only_models_of_those_kinds_on_the_bundled_data() 
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    assert!(message.contains("embedding") && message.contains("moderation"), "{message}");
+    assert!(
+        message.contains("embedding") && message.contains("moderation"),
+        "{message}"
+    );
 
     // The card, compare's rows and the dump say the kind too.
     let card = app
@@ -155,7 +162,11 @@ async fn the_kind_filter_lists_only_models_of_those_kinds_on_the_bundled_data() 
         .collect();
     assert_eq!(kinds, [&json!("chat"), &json!("embedding")]);
     let dump = app.call("/dumps/prices.csv").await.expect(200).text;
-    assert!(dump.split("\r\n").next().is_some_and(|h| h.ends_with(",kind")));
+    assert!(
+        dump.split("\r\n")
+            .next()
+            .is_some_and(|h| h.ends_with(",kind"))
+    );
     let bge: Vec<&str> = dump
         .split("\r\n")
         .filter(|l| l.starts_with("baai:bge-m3,"))
@@ -213,7 +224,10 @@ async fn the_default_estimate_on_the_bundled_data_picks_ten_chat_models() {
         assert_eq!(row["kind"], "embedding");
         assert!(row["prices"].get("output").is_none(), "{row}");
         assert_eq!(row["cost_per_month"]["output"], "0.000000");
-        assert_eq!(row["cost_per_month"]["total"], row["cost_per_month"]["input"]);
+        assert_eq!(
+            row["cost_per_month"]["total"],
+            row["cost_per_month"]["input"]
+        );
         let codes: Vec<&str> = row["assumptions"]
             .as_array()
             .expect("assumptions")
