@@ -4,9 +4,11 @@
 //! default set of POST /api/v1/estimate (the 10 cheapest active chat models)
 //! and an embedding model estimated without output.
 
+use pricing::publish::snapshot::Snapshot;
+use pricing::publish::{self, Options, PublishError};
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestDb, data_app, enc, items, publish_bundled};
+use crate::helpers::{TestApp, TestDb, data_app, enc, fixture_bytes, items, publish_bundled};
 
 /// The four models the issue found among the "10 cheapest text models".
 const NOT_CHAT: [(&str, &str); 4] = [
@@ -245,4 +247,61 @@ async fn the_default_estimate_on_the_bundled_data_picks_ten_chat_models() {
     // 1,000 requests x 1,500 input tokens at Novita's $0.01 per 1M.
     assert_eq!(bge["channel"], "novita");
     assert_eq!(bge["cost_per_month"]["input"], "0.015000");
+}
+
+#[tokio::test]
+async fn a_model_of_unknown_kind_is_null_and_an_unknown_kind_is_a_bad_row() {
+    let mut doc: Value = serde_json::from_slice(&fixture_bytes("snapshot-b.json")).expect("json");
+    let models = doc["models"].as_array_mut().expect("models");
+    // A snapshot written before kinds existed says nothing of a model's kind.
+    let unknown = models[0]["id"].as_str().expect("id").to_owned();
+    models[0].as_object_mut().expect("model").remove("kind");
+    models[1]["kind"] = json!("llm");
+    let bad = models[1]["id"].as_str().expect("id").to_owned();
+    let snapshot = Snapshot::from_bytes(&serde_json::to_vec(&doc).expect("json")).expect("parses");
+
+    let db = TestDb::new().await;
+    let mut client = db.client().await;
+    let err = publish::publish(&mut client, &snapshot, Options::default())
+        .await
+        .expect_err("an unknown kind rejects the snapshot");
+    let PublishError::Rejected(rows) = &err else {
+        panic!("{err:#}")
+    };
+    assert!(
+        rows.iter()
+            .any(|r| r.row == format!("models: {bad}") && r.reason.contains("unknown kind `llm`")),
+        "{rows:?}"
+    );
+
+    models_without(&mut doc, &bad);
+    let snapshot = Snapshot::from_bytes(&serde_json::to_vec(&doc).expect("json")).expect("parses");
+    publish::publish(&mut client, &snapshot, Options::default())
+        .await
+        .expect("publishes");
+    let app = data_app(&db).await;
+    let card = app
+        .call(&format!("/api/v1/models/{}", enc(&unknown)))
+        .await
+        .expect(200)
+        .json();
+    assert_eq!(card["data"]["kind"], Value::Null);
+    let (chat, _) = all_items(&app, "kind=chat&status=all").await;
+    assert!(!chat.is_empty());
+    assert!(!chat.iter().any(|m| m["id"] == unknown.as_str()));
+    let (all, _) = all_items(&app, "status=all").await;
+    assert_eq!(
+        all.len(),
+        chat.len() + 1,
+        "only the model of unknown kind is left out"
+    );
+}
+
+/// `doc` without model `id` and every row naming it.
+fn models_without(doc: &mut Value, id: &str) {
+    for list in ["models", "prices", "conditional_prices", "benchmarks"] {
+        if let Some(rows) = doc.get_mut(list).and_then(Value::as_array_mut) {
+            rows.retain(|r| r["id"] != id && r["model"] != id);
+        }
+    }
 }
