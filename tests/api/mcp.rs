@@ -141,10 +141,6 @@ fn invalid_calls() -> Vec<(Value, &'static str)> {
             "INVALID_ARGUMENT",
         ),
         (
-            json!({"tool": "pricing_list_models", "arguments": {"kind": ["llm"]}}),
-            "INVALID_ARGUMENT",
-        ),
-        (
             json!({"tool": "pricing_get_model", "arguments": {"model_id": "openai:o33"}}),
             "MODEL_NOT_FOUND",
         ),
@@ -168,6 +164,10 @@ fn invalid_calls() -> Vec<(Value, &'static str)> {
         ),
         (
             json!({"tool": "pricing_recent_changes", "arguments": {"event_type": "price_drop"}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_list_models", "arguments": {"kind": ["llm"]}}),
             "INVALID_ARGUMENT",
         ),
     ]
