@@ -44,24 +44,33 @@ begin
     if p_ids is not null then
         v_ids := api._resolve_models(p_ids, 'model_ids', 'an array of 1 to 10 different model ids');
     else
-        -- The listing of the served publish, or with as_of the listing rows
-        -- computed for that day, materialized: given the filters, the planner
-        -- would run the function's joins once per row (as api.list_models).
-        execute format($q$
-            with l as %s (select * from %s)
-            select coalesce(array_agg(c.model_id order by c.k_blended, c.model_id), '{}')
+        -- The listing of the served publish; with as_of, the reference
+        -- prices of that day (api._channel_prices, the rows the listing is
+        -- built from) of the active chat models alone: building every
+        -- listing row of the day with its item would cost tens of times more.
+        if p_as_of is null then
+            select coalesce(array_agg(c.model_id order by c.k_blended, c.model_id), '{}') into v_ids
             from (
                 select l.model_id, l.k_blended
-                from l
+                from pricing.model_listing as l
                 where l.scope = 'any' and l.status = 'active' and l.kind = 'chat'
                   and l.input_usd is not null and l.output_usd is not null
                 order by l.k_blended, l.model_id
                 limit 10
-            ) as c
-        $q$, case when p_as_of is null then 'not materialized' else 'materialized' end,
-             case when p_as_of is null then 'pricing.model_listing' else 'api._listing_rows($1, $2)' end)
-        into v_ids
-        using v_day, v_served.as_of;
+            ) as c;
+        else
+            select coalesce(array_agg(c.model_id order by c.blended_usd, c.model_id), '{}') into v_ids
+            from (
+                select cp.model_id, cp.blended_usd
+                from api._channel_prices(v_day, array(
+                         select m.id from pricing.models as m
+                         where m.status = 'active' and m.kind = 'chat')) as cp
+                where cp.reference_rank = 1
+                  and cp.input_usd is not null and cp.output_usd is not null
+                order by cp.blended_usd, cp.model_id
+                limit 10
+            ) as c;
+        end if;
     end if;
 
     with chosen as (
