@@ -62,6 +62,7 @@ as $$
     select jsonb_build_object(
         'id', m.id,
         'name', m.name,
+        'kind', m.kind,
         'modality', m.modality,
         'input_modalities', to_jsonb(m.input_modalities),
         'output_modalities', to_jsonb(m.output_modalities),

@@ -140,8 +140,9 @@ $$;
 -- channel's rank as the model's reference channel (1 = the reference): the
 -- official channel when it has both an input and an output price, else the
 -- channel with the lowest blended price among those with both; a model priced
--- on no channel with both falls back to official, then to the spec's channel
--- order. Plain SQL (no SET, no SECURITY DEFINER) so that it is inlined, and
+-- on no channel with both (an embedding or rerank model: input only) falls
+-- back to official, then to the lowest input price, then to the spec's
+-- channel order. Plain SQL (no SET, no SECURITY DEFINER) so that it is inlined, and
 -- the models are a parameter so that a call for one model reads that model's
 -- rows by index.
 create function api._channel_prices(p_day date, p_models text [])
@@ -156,7 +157,8 @@ as $$
            row_number() over (
                partition by c.model_id
                order by (c.input_usd is not null and c.output_usd is not null) desc,
-                        c.channel = 'official' desc, c.blended_usd asc nulls last, c.channel)
+                        c.channel = 'official' desc, c.blended_usd asc nulls last,
+                        c.input_usd asc nulls last, c.channel)
     from (
         select p.model_id, p.channel,
                max(p.usd_per_1m) filter (where p.component = 'input') as input_usd,
@@ -201,7 +203,7 @@ create function api._listing_rows(p_day date, p_as_of timestamptz)
 returns table (
     scope text, model_id text, channel pricing.channel, provider text,
     status pricing.lifecycle, modality pricing.modality, input_modalities pricing.modality [],
-    context_window integer, input_usd numeric, output_usd numeric, blended_usd numeric,
+    kind pricing.model_kind, context_window integer, input_usd numeric, output_usd numeric, blended_usd numeric,
     k_input numeric, k_output numeric, k_blended numeric, k_context numeric, k_updated numeric,
     item jsonb
 )
@@ -221,7 +223,7 @@ as $$
         from priced as r
     )
     select s.scope, m.id, s.channel, m.provider, m.status, m.modality, m.input_modalities,
-           m.context_window, s.input_usd, s.output_usd, s.blended_usd,
+           m.kind, m.context_window, s.input_usd, s.output_usd, s.blended_usd,
            coalesce(s.input_usd, 'Infinity'),
            coalesce(s.output_usd, 'Infinity'),
            coalesce(s.blended_usd, 'Infinity'),

@@ -4,7 +4,8 @@
 -- provider, modality (input modality), status (default 'active'; 'all'), channel,
 -- min_context, max_input_price, sort (default 'updated_desc', or match rank
 -- when query is given), limit (1-100), cursor, as_of (a day: prices in effect
--- that day instead of the served publish's day).
+-- that day instead of the served publish's day), kinds (the models of any of
+-- these kinds; a model of unknown kind matches none).
 -- Rows: pricing.model_listing, the reference row of each model (scope 'any')
 -- or its row for `channel`, with the items of pricing.model_listing_item;
 -- with as_of, the same rows computed for that day (api._listing_rows). The
@@ -17,7 +18,7 @@
 create function api.list_models(
     p_query text, p_provider text, p_modality text, p_status text, p_channel text,
     p_min_context integer, p_max_input_price numeric, p_sort text, p_limit integer,
-    p_cursor text, p_as_of date
+    p_cursor text, p_as_of date, p_kinds text []
 )
 returns jsonb
 language plpgsql stable
@@ -55,7 +56,8 @@ begin
     v_filters := jsonb_build_object(
         'query', v_query, 'provider', lower(p_provider), 'modality', p_modality, 'status', v_status,
         'channel', p_channel, 'min_context', p_min_context,
-        'max_input_price', api._dec(p_max_input_price), 'sort', v_sort, 'as_of', p_as_of);
+        'max_input_price', api._dec(p_max_input_price), 'sort', v_sort, 'as_of', p_as_of,
+        'kind', to_jsonb(p_kinds));
     v_key := api._cursor_read('models', v_served.id, v_filters, p_cursor);
 
     v_key_expr := case v_sort
@@ -68,7 +70,7 @@ begin
     end;
     -- $1 scope, $2 provider, $3 modality, $4 statuses, $5 min_context,
     -- $6 max_input_price, $7 cursor key, $8 as_of day, $9 served as_of,
-    -- $10 ids of the models the query matches, $11 their match ranks.
+    -- $10 ids of the models the query matches, $11 their match ranks, $12 kinds.
     -- Only the filters given: the query is planned at every call.
     v_where := concat_ws(' and ',
         'l.scope = $1',
@@ -76,7 +78,8 @@ begin
         case when p_modality is not null then '$3::pricing.modality = any (l.input_modalities)' end,
         'l.status = any ($4)',
         case when p_min_context is not null then 'l.context_window >= $5' end,
-        case when p_max_input_price is not null then 'l.input_usd <= $6' end);
+        case when p_max_input_price is not null then 'l.input_usd <= $6' end,
+        case when p_kinds is not null then 'l.kind = any ($12::pricing.model_kind[])' end);
     v_patterns := array(
         select '%' || replace(replace(replace(t, '\', '\\'), '%', '\%'), '_', '\_') || '%'
         from unnest(v_tokens) as t);
@@ -155,7 +158,7 @@ begin
          case when v_key is null then 'true' else '(f.k, f.model_id) > (($7 ->> 0)::numeric, $7 ->> 1)' end)
     into v_page
     using coalesce(p_channel, 'any'), lower(p_provider), p_modality, v_statuses, p_min_context,
-          p_max_input_price, v_key, p_as_of, v_served.as_of, v_found, v_ranks;
+          p_max_input_price, v_key, p_as_of, v_served.as_of, v_found, v_ranks, p_kinds;
 
     return api._page(
         'models', v_served.id, v_served.as_of, v_filters,

@@ -8,7 +8,9 @@
 -- publish's day. benchmark: 'aggregate' (api._benchmark_scores) or a published
 -- benchmark name; a model without a score gets null.
 -- price_per_point = blended price / benchmark score (USD per 1M tokens per
--- point), 6 decimals; null without a price or a positive score.
+-- point), 6 decimals; null without a price or a positive score. Each row
+-- states the model's kind (chat, embedding, ...), so a price per point of
+-- models made for different work is not read as like for like.
 -- Errors: PRMNF an unknown id (did_you_mean for it), PRARG duplicates or an
 -- unknown benchmark (the benchmarks are data: only the database knows them).
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
@@ -43,7 +45,7 @@ begin
     from (
         select x.n, (jsonb_build_object(
                    'id', m.id, 'requested_id', p_ids[x.n], 'name', m.name, 'provider', m.provider,
-                   'status', m.status, 'channel', c.channel,
+                   'kind', m.kind, 'status', m.status, 'channel', c.channel,
                    'last_verified_at', api._ts(c.last_verified_at),
                    'is_stale', api._is_stale(c.last_verified_at, v_served.as_of)))
                || (select coalesce(jsonb_object_agg(v.metric, v.value), '{}'::jsonb)

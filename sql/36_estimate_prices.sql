@@ -2,15 +2,19 @@
 -- (the arithmetic is the estimator crate's, in the server). Returns
 --   {"as_of", "publish", "default_selection": bool, "models": [...]}.
 -- ids: at most 10 model ids (canonical, provider API id or renamed slug),
--- distinct after resolution, in the order given; null = the 10 active text
--- models with the lowest blended reference price on that day, ties by id.
+-- distinct after resolution, in the order given; null = the 10 active chat
+-- models (kind `chat`) with the lowest blended reference price on that day,
+-- ties by id.
 -- as_of: the day whose prices to take; null = the served publish's day. Model
 -- attributes (status, modality, names) are the served publish's, as in
 -- api.list_models.
 -- channel: null = each model's reference channel (api._channel_prices:
 -- official when it has standard input and output prices, else the channel
 -- with the lowest blended price among those with both); a channel's name (a
--- label of pricing.channel) = that channel for every model.
+-- label of pricing.channel) = that channel for every model. A model that
+-- returns no output tokens (kind embedding or rerank) needs an input price
+-- only: without an output price it is billed no output (the estimator says
+-- so in its assumptions).
 -- Per model, from its channel, in effect on the day: `prices`, the
 -- standard-tier input, output and cached_input and batch-tier input, output
 -- and cached_input where published; `rates`, every rate (standard price rows
@@ -19,8 +23,8 @@
 -- above_input_tokens, cache_ttl, region and time_window (its text form,
 -- api._window_text), nulls first.
 -- Errors: PRARG duplicates; PRMNF an unknown id (did_you_mean); PRNPD a model
--- without standard input and output prices on any channel (on the given
--- channel) that day.
+-- without standard input and output prices (an input price, for a model that
+-- returns no output tokens) on any channel (on the given channel) that day.
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.estimate_prices(p_ids text[], p_as_of date, p_channel text)
 returns jsonb
@@ -40,24 +44,33 @@ begin
     if p_ids is not null then
         v_ids := api._resolve_models(p_ids, 'model_ids', 'an array of 1 to 10 different model ids');
     else
-        -- The listing of the served publish, or with as_of the listing rows
-        -- computed for that day, materialized: given the filters, the planner
-        -- would run the function's joins once per row (as api.list_models).
-        execute format($q$
-            with l as %s (select * from %s)
-            select coalesce(array_agg(c.model_id order by c.k_blended, c.model_id), '{}')
+        -- The listing of the served publish; with as_of, the reference
+        -- prices of that day (api._channel_prices, the rows the listing is
+        -- built from) of the active chat models alone: building every
+        -- listing row of the day with its item would cost tens of times more.
+        if p_as_of is null then
+            select coalesce(array_agg(c.model_id order by c.k_blended, c.model_id), '{}') into v_ids
             from (
                 select l.model_id, l.k_blended
-                from l
-                where l.scope = 'any' and l.status = 'active' and l.modality = 'text'
+                from pricing.model_listing as l
+                where l.scope = 'any' and l.status = 'active' and l.kind = 'chat'
                   and l.input_usd is not null and l.output_usd is not null
                 order by l.k_blended, l.model_id
                 limit 10
-            ) as c
-        $q$, case when p_as_of is null then 'not materialized' else 'materialized' end,
-             case when p_as_of is null then 'pricing.model_listing' else 'api._listing_rows($1, $2)' end)
-        into v_ids
-        using v_day, v_served.as_of;
+            ) as c;
+        else
+            select coalesce(array_agg(c.model_id order by c.blended_usd, c.model_id), '{}') into v_ids
+            from (
+                select cp.model_id, cp.blended_usd
+                from api._channel_prices(v_day, array(
+                         select m.id from pricing.models as m
+                         where m.status = 'active' and m.kind = 'chat')) as cp
+                where cp.reference_rank = 1
+                  and cp.input_usd is not null and cp.output_usd is not null
+                order by cp.blended_usd, cp.model_id
+                limit 10
+            ) as c;
+        end if;
     end if;
 
     with chosen as (
@@ -66,7 +79,9 @@ begin
         left join lateral (
             select cp.channel, cp.last_verified_at
             from api._channel_prices(v_day, array[x.id]) as cp
-            where cp.input_usd is not null and cp.output_usd is not null
+            where cp.input_usd is not null
+              and (cp.output_usd is not null
+                   or (select md.kind in ('embedding', 'rerank') from pricing.models as md where md.id = x.id))
               and case when p_channel is null then cp.reference_rank = 1
                        else cp.channel = v_channel end
         ) as c on true
@@ -77,6 +92,7 @@ begin
                'model_id', ch.id,
                'name', m.name,
                'provider', m.provider,
+               'kind', m.kind,
                'status', m.status,
                'channel', ch.channel,
                'last_verified_at', api._ts(pr.verified),
@@ -120,7 +136,8 @@ begin
         raise exception using
             errcode = 'PRNPD',
             message = format('model %s has no standard input and output prices on %s%s, so its '
-                             'cost cannot be estimated', v_unpriced,
+                             'cost cannot be estimated (a model of kind embedding or rerank needs '
+                             'an input price only)', v_unpriced,
                              coalesce('channel ' || p_channel, 'any channel'),
                              case when p_as_of is not null then ' on ' || v_day end),
             detail = jsonb_build_object('model_id', v_unpriced, 'parameter', 'model_ids')::text,

@@ -5,7 +5,8 @@
 -- empty on a standard price row; time_window in its text form,
 -- api._window_text), with canonical model ids and prices as exact decimals in
 -- USD per 1M tokens; promotional (true/false) and promotion_until (the last
--- day of a promotional price where the provider names one, else empty).
+-- day of a promotional price where the provider names one, else empty); kind,
+-- what the model is for (chat, embedding, ...; empty where unknown).
 -- Ordering: model_id, channel, component, tier (the spec's orders of channels
 -- and components, cache_write last), then above_input_tokens, cache_ttl,
 -- region and time_window's text, empty first. Errors: PRNOD nothing published
@@ -30,7 +31,7 @@ language sql stable
 as $$
     select 'model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,'
            || 'valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,'
-           || 'time_window,promotional,promotion_until' || E'\r\n'
+           || 'time_window,promotional,promotion_until,kind' || E'\r\n'
            || coalesce((
                select string_agg(concat_ws(',',
                           api._csv(p.model_id), api._csv(m.provider), api._csv(m.name),
@@ -39,7 +40,8 @@ as $$
                           api._is_stale(p.last_verified_at, p_as_of)::text, api._csv(p.source),
                           coalesce(p.above_input_tokens::text, ''), coalesce(p.cache_ttl, ''),
                           coalesce(p.region, ''), api._csv(api._window_text(p.time_window)),
-                          (p.promotion is not null)::text, coalesce(p.promotion ->> 'until', ''))
+                          (p.promotion is not null)::text, coalesce(p.promotion ->> 'until', ''),
+                          coalesce(m.kind::text, ''))
                           || E'\r\n',
                           '' order by p.model_id, p.channel, api._component_rank(p.component), p.tier,
                                       p.above_input_tokens nulls first, p.cache_ttl nulls first,

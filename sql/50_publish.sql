@@ -31,7 +31,8 @@ begin
         successor text,
         launch_basis pricing.launch_basis,
         launch_source text,
-        launch_precision pricing.date_precision
+        launch_precision pricing.date_precision,
+        kind pricing.model_kind
     ) on commit drop;
     -- the providers' lifecycle statements of the staged models (docs/snapshot-format.md 5.2)
     create temp table stage_lifecycle (
@@ -250,12 +251,12 @@ begin
     insert into pricing.models as m (
         id, provider, slug, name, modality, input_modalities, output_modalities, status,
         context_window, max_output_tokens, launch_date, deprecation_date, retirement_date,
-        successor, launch_basis, launch_source, launch_precision, updated_in, updated_at
+        successor, launch_basis, launch_source, launch_precision, kind, updated_in, updated_at
     )
     select s.id, s.provider, s.slug, s.name, s.modality, s.input_modalities, s.output_modalities,
            s.status, s.context_window, s.max_output_tokens, s.launch_date, s.deprecation_date,
            s.retirement_date, s.successor, s.launch_basis, s.launch_source, s.launch_precision,
-           v_publish, null
+           s.kind, v_publish, null
     from stage_models as s
     on conflict (id) do update set
         provider = excluded.provider, slug = excluded.slug, name = excluded.name,
@@ -265,16 +266,18 @@ begin
         launch_date = excluded.launch_date, deprecation_date = excluded.deprecation_date,
         retirement_date = excluded.retirement_date, successor = excluded.successor,
         launch_basis = excluded.launch_basis, launch_source = excluded.launch_source,
-        launch_precision = excluded.launch_precision, updated_in = excluded.updated_in
+        launch_precision = excluded.launch_precision, kind = excluded.kind,
+        updated_in = excluded.updated_in
     where (m.provider, m.slug, m.name, m.modality, m.input_modalities, m.output_modalities,
            m.status, m.context_window, m.max_output_tokens, m.launch_date, m.deprecation_date,
-           m.retirement_date, m.successor, m.launch_basis, m.launch_source, m.launch_precision)
+           m.retirement_date, m.successor, m.launch_basis, m.launch_source, m.launch_precision,
+           m.kind)
           is distinct from
           (excluded.provider, excluded.slug, excluded.name, excluded.modality,
            excluded.input_modalities, excluded.output_modalities, excluded.status,
            excluded.context_window, excluded.max_output_tokens, excluded.launch_date,
            excluded.deprecation_date, excluded.retirement_date, excluded.successor,
-           excluded.launch_basis, excluded.launch_source, excluded.launch_precision);
+           excluded.launch_basis, excluded.launch_source, excluded.launch_precision, excluded.kind);
 
     -- Lifecycle and limit events, from the stage against the previous state.
     -- Each is dated by the day it happened; an event whose day is unknown is

@@ -22,11 +22,11 @@ begin
     create temp table listing_rows on commit drop as
     select * from api._listing_rows((v_as_of at time zone 'UTC')::date, v_as_of);
     insert into pricing.model_listing (
-        scope, model_id, channel, provider, status, modality, input_modalities, context_window,
+        scope, model_id, channel, provider, status, modality, input_modalities, kind, context_window,
         input_usd, output_usd, blended_usd, k_input, k_output, k_blended, k_context, k_updated
     )
     select r.scope, r.model_id, r.channel, r.provider, r.status, r.modality, r.input_modalities,
-           r.context_window, r.input_usd, r.output_usd, r.blended_usd, r.k_input, r.k_output,
+           r.kind, r.context_window, r.input_usd, r.output_usd, r.blended_usd, r.k_input, r.k_output,
            r.k_blended, r.k_context, r.k_updated
     from listing_rows as r;
     get diagnostics v_rows = row_count;

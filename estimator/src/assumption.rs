@@ -84,10 +84,13 @@ pub enum Assumption {
     /// The time of day of the request is not known (no `at`, or a date only): billed at the
     /// rates outside the card's time windows (`time_of_day_unknown`).
     TimeOfDayUnknown,
+    /// No output price: the model returns no output tokens (an embedding or rerank model, whose
+    /// provider bills input only), so no output is billed (`no_output_price`).
+    NoOutputPrice,
 }
 
 /// The price assumptions in the order they are listed; the index is the flag bit.
-const PRICE_ASSUMPTIONS: [Assumption; 18] = [
+const PRICE_ASSUMPTIONS: [Assumption; 19] = [
     Assumption::NoCachedInputPrice,
     Assumption::CachedInputPriceCapped,
     Assumption::NoBatchPrice,
@@ -106,6 +109,7 @@ const PRICE_ASSUMPTIONS: [Assumption; 18] = [
     Assumption::NoRegionPrice,
     Assumption::TimeWindowShareByHours,
     Assumption::TimeOfDayUnknown,
+    Assumption::NoOutputPrice,
 ];
 
 impl Assumption {
@@ -134,6 +138,7 @@ impl Assumption {
             Assumption::NoRegionPrice => "no_region_price",
             Assumption::TimeWindowShareByHours => "time_window_share_by_hours",
             Assumption::TimeOfDayUnknown => "time_of_day_unknown",
+            Assumption::NoOutputPrice => "no_output_price",
         }
     }
 
@@ -190,6 +195,7 @@ impl Assumption {
             Assumption::NoRegionPrice => 15,
             Assumption::TimeWindowShareByHours => 16,
             Assumption::TimeOfDayUnknown => 17,
+            Assumption::NoOutputPrice => 18,
         };
         Some(1 << bit)
     }
@@ -293,6 +299,10 @@ impl fmt::Display for Assumption {
             Assumption::TimeOfDayUnknown => f.write_str(
                 "time of day of the request not known (give `at` as an RFC 3339 timestamp): \
                  billed at the rates outside the card's time windows",
+            ),
+            Assumption::NoOutputPrice => f.write_str(
+                "no output price: the model returns no output tokens (an embedding or rerank \
+                 model, billed for input only), so no output is billed",
             ),
         }
     }

@@ -19,9 +19,14 @@ pub struct ModelPrices {
     /// Standard input price.
     #[serde(deserialize_with = "serde_helpers::decimal")]
     pub input: Decimal,
-    /// Standard output price.
-    #[serde(deserialize_with = "serde_helpers::decimal")]
-    pub output: Decimal,
+    /// Standard output price; `None` for a model that returns no output tokens (an embedding or
+    /// rerank model, billed for input only): no output is billed.
+    #[serde(
+        default,
+        deserialize_with = "serde_helpers::optional_decimal",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub output: Option<Decimal>,
     /// Price of input tokens served from the prompt cache, if published.
     #[serde(
         default,
@@ -70,8 +75,17 @@ impl ModelPrices {
     /// Standard prices only; no cached-input or batch prices.
     pub const fn new(input: Decimal, output: Decimal) -> Self {
         ModelPrices {
+            output: Some(output),
+            ..Self::input_only(input)
+        }
+    }
+
+    /// An input price only: a model that returns no output tokens (an embedding or rerank
+    /// model).
+    pub const fn input_only(input: Decimal) -> Self {
+        ModelPrices {
             input,
-            output,
+            output: None,
             cached_input: None,
             cache_write: None,
             batch_input: None,
@@ -104,7 +118,7 @@ impl ModelPrices {
     fn check(&self) -> Result<(), EstimateError> {
         let fields = [
             (PriceField::Input, Some(self.input)),
-            (PriceField::Output, Some(self.output)),
+            (PriceField::Output, self.output),
             (PriceField::CachedInput, self.cached_input),
             (PriceField::BatchInput, self.batch_input),
             (PriceField::BatchOutput, self.batch_output),
@@ -272,7 +286,7 @@ pub struct CostEstimate {
 /// |---|---|
 /// | uncached input | `input` |
 /// | cached input | `min(cached_input ?? input, input)` |
-/// | output | `output` |
+/// | output | `output ?? 0` (no output price: a model that returns no output tokens) |
 /// | batch uncached input | `min(batch_input ?? input, input)` |
 /// | batch cached input | `min(batch_cached_input ?? cap, cap)` with `cap = min(cached, batch uncached)` |
 /// | batch output | `min(batch_output ?? output, output)` |
@@ -297,7 +311,7 @@ pub fn estimate(
     let split = workload.split();
 
     let input = prices.input;
-    let output = prices.output;
+    let output = prices.output.unwrap_or(Decimal::ZERO);
     let cached_input = prices.cached_input.unwrap_or(input).min(input);
     let batch_input = prices.batch_input.unwrap_or(input).min(input);
     let batch_output = prices.batch_output.unwrap_or(output).min(output);
@@ -335,7 +349,7 @@ pub fn estimate(
         Assumption::NoBatchInputPrice,
     );
     assumptions.add_if(
-        batch && !no_batch_price && prices.batch_output.is_none(),
+        batch && !no_batch_price && prices.batch_output.is_none() && prices.output.is_some(),
         Assumption::NoBatchOutputPrice,
     );
     assumptions.add_if(
@@ -358,6 +372,7 @@ pub fn estimate(
         writes && prices.cache_write.is_none(),
         Assumption::NoCacheWritePrice,
     );
+    assumptions.add_if(prices.output.is_none(), Assumption::NoOutputPrice);
     assumptions.add_if(
         batch && writes && !no_batch_price && prices.batch_cache_write.is_none(),
         Assumption::NoBatchCacheWritePrice,

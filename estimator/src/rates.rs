@@ -480,7 +480,10 @@ mod tests {
         );
         let p = below.prices().expect("priced");
         assert_eq!(
-            (p.input.to_string(), p.output.to_string()),
+            (
+                p.input.to_string(),
+                p.output.expect("an output rate").to_string()
+            ),
             ("1.25".into(), "10".into())
         );
         assert_eq!(below.conditions.above_input_tokens, None);
@@ -493,7 +496,7 @@ mod tests {
         );
         let p = above.prices().expect("priced");
         assert_eq!(p.input.to_string(), "2.5");
-        assert_eq!(p.output.to_string(), "15");
+        assert_eq!(p.output.expect("an output rate").to_string(), "15");
         assert_eq!(p.cached_input.expect("published").to_string(), "0.25");
         assert_eq!(above.conditions.above_input_tokens, Some(200_000));
         // batch: the threshold's input rate, and the output rate without one (none published)
@@ -656,7 +659,7 @@ mod tests {
             let p = s.prices().expect("priced");
             (
                 p.input.to_string(),
-                p.output.to_string(),
+                p.output.expect("an output rate").to_string(),
                 s.conditions.time_window,
             )
         };
@@ -704,7 +707,7 @@ mod tests {
             let p = s.prices().expect("priced");
             (
                 p.input.to_string(),
-                p.output.to_string(),
+                p.output.expect("an output rate").to_string(),
                 s.conditions.region_missing,
             )
         };

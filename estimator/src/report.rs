@@ -189,7 +189,7 @@ fn blend(outside: &ModelPrices, inside: &ModelPrices, share: Decimal) -> ModelPr
     };
     ModelPrices {
         input: mix(outside.input, inside.input),
-        output: mix(outside.output, inside.output),
+        output: opt(outside.output, inside.output),
         cached_input: opt(outside.cached_input, inside.cached_input),
         cache_write: opt(outside.cache_write, inside.cache_write),
         batch_input: opt(outside.batch_input, inside.batch_input),

@@ -112,7 +112,8 @@ def estimate(w, p):
     s_write, b_write = s_in * wr, b_in * wr
     s_uncached, b_uncached = s_in - s_cached - s_write, b_in - b_cached - b_write
 
-    price_in, price_out = dec(p["input"]), dec(p["output"])
+    # no output price: a model that returns no output tokens (embedding, rerank), no output billed
+    price_in, price_out = dec(p["input"]), dec(p.get("output")) or Decimal(0)
     given = {k: dec(p.get(k)) for k in ("cached_input", "batch_input", "batch_output", "batch_cached_input",
                                         "cache_write", "batch_cache_write")}
 
@@ -141,7 +142,8 @@ def estimate(w, p):
         (has_cached and above("cached_input", price_in), "cached_input_price_capped"),
         (has_batch and no_batch, "no_batch_price"),
         (has_batch and not no_batch and given["batch_input"] is None, "no_batch_input_price"),
-        (has_batch and not no_batch and given["batch_output"] is None, "no_batch_output_price"),
+        (has_batch and not no_batch and given["batch_output"] is None and p.get("output") is not None,
+         "no_batch_output_price"),
         (has_batch and above("batch_input", price_in), "batch_input_price_capped"),
         (has_batch and above("batch_output", price_out), "batch_output_price_capped"),
         (has_batch and has_cached and not no_batch and given["batch_cached_input"] is None,
@@ -151,6 +153,7 @@ def estimate(w, p):
         (has_batch and has_write and not no_batch and given["batch_cache_write"] is None,
          "no_batch_cache_write_price"),
         (has_batch and has_write and above("batch_cache_write", price_write), "batch_cache_write_price_capped"),
+        (p.get("output") is None, "no_output_price"),
     ):
         if condition:
             assumptions.append(code)

@@ -78,7 +78,7 @@ pub(crate) fn parse(doc: &Value) -> Snapshot {
 /// The snapshot document of `snapshot`, to add rows to.
 pub(crate) fn snapshot_doc(day: &str, conditional_prices: Option<Vec<Value>>) -> Value {
     let model = |id: &str, provider: &str, name: &str, inputs: Value, context, output, launch| {
-        json!({"id": id, "provider": provider, "name": name, "modality": "text",
+        json!({"id": id, "provider": provider, "name": name, "kind": "chat", "modality": "text",
                "input_modalities": inputs, "output_modalities": ["text"], "status": "active",
                "context_window": context, "max_output_tokens": output, "launch_date": launch,
                "deprecation_date": null, "retirement_date": null, "successor": null})
@@ -238,10 +238,10 @@ async fn the_csv_dump_has_a_line_per_conditional_rate_with_its_condition() {
         lines[0],
         "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,\
          valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,\
-         time_window,promotional,promotion_until"
+         time_window,promotional,promotion_until,kind"
     );
     let line = |id: &str, provider: &str, name: &str, rest: &str| {
-        format!("{id},{provider},{name},official,{rest},,,false,")
+        format!("{id},{provider},{name},official,{rest},,,false,,chat")
     };
     let claude = |rest: &str| line(CLAUDE, "anthropic", "Claude Sonnet 4.5", rest);
     let gemini = |rest: &str| line(GEMINI, "google", "Gemini 2.5 Pro", rest);

@@ -331,7 +331,7 @@ async fn a_promotional_price_says_until_when_in_the_card_dump_estimate_and_cost(
             l.starts_with(&format!("{id},google,")) && l.contains(",official,input,standard,")
         })
         .expect("the dump's line");
-    assert!(line.ends_with(",true,2026-12-31"), "{line}");
+    assert!(line.ends_with(",true,2026-12-31,chat"), "{line}");
 
     let estimate = app
         .post_json(

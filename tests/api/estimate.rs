@@ -151,7 +151,7 @@ async fn every_vector_prices_real_models_exactly_like_the_crate_natively() {
 }
 
 #[tokio::test]
-async fn without_model_ids_the_cheapest_active_text_models_are_estimated() {
+async fn without_model_ids_the_cheapest_active_chat_models_are_estimated() {
     let (db, app) = fixture_app().await;
     let response = app
         .post_json(
@@ -164,7 +164,7 @@ async fn without_model_ids_the_cheapest_active_text_models_are_estimated() {
     let data = &response["data"];
     assert_eq!(
         data["assumptions"]["model_selection"],
-        "cheapest_active_text"
+        "cheapest_active_chat"
     );
     assert_eq!(data["assumptions"]["notes"][0]["code"], "preset_volumes");
     assert!(
@@ -177,7 +177,7 @@ async fn without_model_ids_the_cheapest_active_text_models_are_estimated() {
         .await
         .query_one(
             "select least(10, count(*)) from pricing.model_listing
-             where scope = 'any' and status = 'active' and modality = 'text'
+             where scope = 'any' and status = 'active' and kind = 'chat'
                and input_usd is not null and output_usd is not null",
             &[],
         )
@@ -364,7 +364,7 @@ async fn as_of_prices_a_workload_on_a_past_day_from_the_bundled_data() {
         .to_owned();
     assert!(message.contains("on 2024-01-01"), "{message}");
 
-    // Without model_ids, the cheapest active text models of that day, priced that day.
+    // Without model_ids, the cheapest active chat models of that day, priced that day.
     let body = json!({"requests_per_month": 1, "preset": "chatbot", "as_of": "2025-05-01"});
     let answer = app
         .post_json("/api/v1/estimate", &body.to_string())
@@ -373,7 +373,7 @@ async fn as_of_prices_a_workload_on_a_past_day_from_the_bundled_data() {
         .json();
     assert_eq!(
         answer["data"]["assumptions"]["model_selection"],
-        "cheapest_active_text"
+        "cheapest_active_chat"
     );
     assert_eq!(
         answer["data"]["estimates"].as_array().map(Vec::len),

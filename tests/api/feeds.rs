@@ -138,7 +138,7 @@ async fn the_csv_dump_has_one_row_per_model_channel_component_tier_and_condition
     let lines: Vec<&str> = reply.text.split("\r\n").filter(|l| !l.is_empty()).collect();
     assert_eq!(
         lines[0],
-        "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,time_window,promotional,promotion_until"
+        "model_id,provider,model_name,channel,component,tier,usd_per_1m_tokens,valid_from,valid_to,last_verified_at,is_stale,source,above_input_tokens,cache_ttl,region,time_window,promotional,promotion_until,kind"
     );
     let expected: i64 = db
         .client()
@@ -173,11 +173,11 @@ async fn the_csv_dump_has_one_row_per_model_channel_component_tier_and_condition
             "canonical id: {line}"
         );
         // above_input_tokens, cache_ttl, region, time_window
-        let condition = cells[cells.len() - 6..cells.len() - 2].join(",");
+        let condition = cells[cells.len() - 7..cells.len() - 3].join(",");
         assert_eq!(
-            cells[cells.len() - 2..],
-            ["false", ""],
-            "no promotion in the fixture: {line}"
+            cells[cells.len() - 3..],
+            ["false", "", "chat"],
+            "no promotion in the fixture, and chat models only: {line}"
         );
         assert!(
             keys.insert((cells[0], cells[3], cells[4], cells[5], condition)),

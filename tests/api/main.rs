@@ -24,6 +24,7 @@ mod health;
 mod helpers;
 mod history;
 mod keys;
+mod kinds;
 mod launch;
 mod lifecycle;
 mod list_models;

@@ -68,8 +68,9 @@ fn twins() -> Vec<(Value, &'static str, Option<Value>)> {
                                 "completion_tokens_details": {"reasoning_tokens": 192}}});
     vec![
         (
-            json!({"tool": "pricing_list_models", "arguments": {"limit": 3, "sort": "price_input_asc", "status": "all"}}),
-            "/api/v1/models?limit=3&sort=price_input_asc&status=all",
+            json!({"tool": "pricing_list_models", "arguments": {"limit": 3, "sort": "price_input_asc", "status": "all",
+                 "kind": ["chat", "embedding"]}}),
+            "/api/v1/models?limit=3&sort=price_input_asc&status=all&kind=chat,embedding",
             None,
         ),
         (
@@ -163,6 +164,10 @@ fn invalid_calls() -> Vec<(Value, &'static str)> {
         ),
         (
             json!({"tool": "pricing_recent_changes", "arguments": {"event_type": "price_drop"}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_list_models", "arguments": {"kind": ["llm"]}}),
             "INVALID_ARGUMENT",
         ),
     ]

@@ -112,6 +112,7 @@ async fn the_document_lists_exactly_the_values_the_server_accepts() {
         enum_of(&doc, "/api/v1/models", "channel"),
         owned(vocab::CHANNELS)
     );
+    assert_eq!(enum_of(&doc, "/api/v1/models", "kind"), owned(vocab::KINDS));
     assert_eq!(
         enum_of(&doc, "/api/v1/models/{model_id}", "include"),
         owned(vocab::INCLUDES)

@@ -93,7 +93,7 @@ fn snapshot_doc_regional() -> Value {
         ),
     ] {
         models.push(json!({
-            "id": id, "provider": provider, "name": name, "modality": "text",
+            "id": id, "provider": provider, "name": name, "kind": "chat", "modality": "text",
             "input_modalities": ["text"], "output_modalities": ["text"], "status": "active",
             "context_window": context, "max_output_tokens": output, "launch_date": launch,
             "deprecation_date": null, "retirement_date": null, "successor": null}));
@@ -433,13 +433,13 @@ async fn the_card_the_dump_and_estimate_prices_state_region_and_time_window() {
     for expected in [
         format!(
             "{DEEPSEEK},deepseek,DeepSeek V4 Pro,official,input,standard,1.32,2026-11-10,,{tail},,,,\
-             \"peak 12345 01:00-04:00, 12345 06:00-10:00\",false,"
+             \"peak 12345 01:00-04:00, 12345 06:00-10:00\",false,,chat"
         ),
         format!(
-            "{DEEPSEEK},deepseek,DeepSeek V4 Pro,official,input,standard,0.66,2026-11-10,,{tail},,,,,false,"
+            "{DEEPSEEK},deepseek,DeepSeek V4 Pro,official,input,standard,0.66,2026-11-10,,{tail},,,,,false,,chat"
         ),
         format!(
-            "{CLAUDE},anthropic,Claude Sonnet 4.5,aws_bedrock,output,standard,16.5,2025-11-22,,{tail},,,eu,,false,"
+            "{CLAUDE},anthropic,Claude Sonnet 4.5,aws_bedrock,output,standard,16.5,2025-11-22,,{tail},,,eu,,false,,chat"
         ),
     ] {
         assert!(

@@ -162,7 +162,7 @@ async fn the_web_role_calls_api_functions_but_not_their_helpers() {
     config.options("-c role=pricing_web");
     let web = connect(&config).await;
     web.query_one(
-        "select api.list_models(null, null, null, null, null, null, null, null, 1, null, null)",
+        "select api.list_models(null, null, null, null, null, null, null, null, 1, null, null, null)",
         &[],
     )
     .await

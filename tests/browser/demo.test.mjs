@@ -229,6 +229,26 @@ describe("the calculator at /demo/", () => {
     await page.locator(`#costs tbody tr[data-model-id="${picked[0]}"]`).waitFor();
   });
 
+  test("the 10 cheapest start is the server's default set: 10 chat models", async () => {
+    const other = await context.newPage();
+    await other.goto(`${base}/demo/?requests=1000&preset=chatbot`);
+    await other.waitForSelector("body[data-ready=true]");
+    assert.match(await other.textContent("#cheapest"), /10 cheapest chat models/);
+    await other.click("#cheapest");
+    await other.waitForFunction(() => document.querySelectorAll("#costs tbody tr").length === 10);
+    const shown = await shownCosts(other);
+    await other.close();
+    const server = await apiEstimate({ requests_per_month: 1000, preset: "chatbot" });
+    assert.equal(server.assumptions.model_selection, "cheapest_active_chat");
+    assert.deepEqual(server.estimates.map((r) => r.kind), Array(10).fill("chat"));
+    // Same models, same costs: the page bills the server's rows in its WASM.
+    assert.deepEqual(shown.map((r) => [r.model_id, r.exact]),
+      server.estimates.map((r) => [r.model_id, r.cost_per_month.total]));
+    for (const id of ["black-forest-labs:flux-1-dev-controlnet-union", "baai:bge-m3", "paddlepaddle:paddleocr-vl"]) {
+      assert.ok(!shown.some((r) => r.model_id === id), `${id} is not a chat model`);
+    }
+  });
+
   test("an API that is down is reported in the page", async () => {
     await stopServer(server);
     await page.fill("#search", "llama");

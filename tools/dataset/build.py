@@ -32,6 +32,7 @@ from loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai,
 import azure_prices  # noqa: E402
 import events  # noqa: E402
 import evidence  # noqa: E402
+import kinds  # noqa: E402
 import launch  # noqa: E402
 import limit_evidence  # noqa: E402
 from lifecycle import SHUTDOWN_OVERRULED, SHUTDOWN_UNSTATED, end_date, lifecycle  # noqa: E402
@@ -374,6 +375,7 @@ class Builder:
         self.notice_deprecations = evidence.deprecations(self.notices + self.limit_notices)
         self.notice_promotions = evidence.promotions(self.notices)
         self.phantoms = {r["key"] for r in json.loads(PHANTOMS.read_text())["rows"] if r["source"] == "litellm"}
+        self.kind_statements = kinds.load()
 
     # -- loading -------------------------------------------------------------------------------
     def path(self, sid, version):
@@ -1529,6 +1531,8 @@ class Builder:
     def render(self):
         gen = self.generated
         models_out, prices_out = [], []
+        self.kind_disagreements = []
+        self.kind_by_ent = {}
         by_ent = defaultdict(list)
         for k, s in self.series.items():
             by_ent[k[0]].append((k, s))
@@ -1561,7 +1565,7 @@ class Builder:
                         cur[f] = int(v)
                         cur["sources"] = sorted(set(cur["sources"]) | {src})
             ctx, mo = cur["context_window"], cur["max_output_tokens"]
-            inp, outp, modality = render.modalities(md.get("modalities"), entry)
+            kind, inp, outp, modality = self.kind_of(ent, meta["id"], entry)
             # lifecycle
             pages = {ch: self.notice_deprecations[(meta["id"], ch)] for ch in CHANNELS
                      if (meta["id"], ch) in self.notice_deprecations}
@@ -1571,7 +1575,7 @@ class Builder:
                 self.quarantine((ent, "all", field, None), rule, [Step(day, day)])
             name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
             models_out.append({
-                "id": meta["id"], "provider": ent[0], "name": name, "modality": modality,
+                "id": meta["id"], "provider": ent[0], "name": name, "kind": kind, "modality": modality,
                 "input_modalities": inp, "output_modalities": outp, "status": status,
                 "context_window": ctx, "max_output_tokens": mo,
                 **render.launch_fields(meta["launched"]),
@@ -1580,15 +1584,16 @@ class Builder:
             })
             if limits:
                 models_out[-1]["limits"] = limits
+            self.kind_by_ent[ent] = kind
             for key, s in rows:
-                row = self.series_row(meta["id"], key, s)
+                row = self.kept_of_kind(key, s) and self.series_row(meta["id"], key, s)
                 if row:
                     prices_out.append(row)
         prices_out.sort(key=lambda p: (p["model"], p["channel"], p["component"], p["tier"]))
         # conditional rates emit no events: publish reads prices[] only
         cond_out = []
         for key, s in self.cond_series.items():
-            row = self.series_row(self.models[key[0]]["id"], key, s)
+            row = self.kept_of_kind(key, s) and self.series_row(self.models[key[0]]["id"], key, s)
             if row:
                 cond_out.append(row)
         cond_out.sort(key=render.conditional_order)
@@ -1607,7 +1612,9 @@ class Builder:
             "report": {"linked": dict(sorted(self.linked.items())), "left_out": dict(sorted(self.left_out.items())),
                        "counts": self.counts, "coverage": self.coverage,
                        "conditional_counts": render.conditional_counts(cond_out),
-                       "launch_sources": self.launch_report()},
+                       "launch_sources": self.launch_report(),
+                       "kinds": {**kinds.counts(models_out, prices_out),
+                                 "disagreements": sorted(self.kind_disagreements, key=lambda d: d["model"])}},
         }
 
     def launch_report(self):
@@ -1616,6 +1623,31 @@ class Builder:
         moves = radar.moves(self.radar_snaps) if self.radar_snaps else []
         return {"given": dict(sorted(self.launch_facts.given.items())),
                 "openrouter_archive_moves": {"bounded": len(moves), "dated": sum(map(radar.dated, moves))}}
+
+    def kind_of(self, ent, model_id, entry):
+        """(kind, input modalities, output modalities, modality) of a model (kinds.py): the modes
+        of its litellm rows (each channel's newest), its models.dev listings (as model_meta
+        reads them), its maker statement; a disagreement of the sources is kept for the report."""
+        modes = Counter(self.lit_best[(ent, ch)][max(self.lit_best[(ent, ch)])][2].get("mode")
+                        for ch in CHANNELS if self.lit_best.get((ent, ch)))
+        rows = [(pid, r.channel, m) for pid, r, m in self.md_by_ent.get(ent, ())
+                if not self.as_of or (m.get("release_date") or "9") <= self.as_of]
+        chosen = kinds.listing([(pid, ch, m.get("modalities")) for pid, ch, m in rows])
+        statement = kinds.statement_for(model_id, self.kind_statements)
+        kind, _rule, dis = kinds.classify(model_id, modes, chosen, {m.get("family") for _p, _c, m in rows}, statement)
+        if dis:
+            self.kind_disagreements.append(dis)
+        return (kind,) + kinds.modalities(kind, model_id, chosen, entry, statement)
+
+    def kept_of_kind(self, key, s):
+        """False for an output series of a model that returns no output tokens (an embedding or
+        rerank model, kinds.NO_OUTPUT_KINDS): its providers bill input only (Novita's bge-m3 "only
+        $0.01/M tokens", its embeddings API counting prompt tokens alone), so a source's output
+        figure is no price; it is listed in the quarantine report."""
+        if key[2] != "output" or self.kind_by_ent.get(key[0]) not in kinds.NO_OUTPUT_KINDS:
+            return True
+        self.quarantine(key, kinds.NO_OUTPUT_RULE, finalize(s["steps"]))
+        return False
 
     def series_row(self, model_id, key, s):
         """A finished series as the snapshot writes it (a prices[] row; with the condition of a

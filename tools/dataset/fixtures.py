@@ -48,6 +48,7 @@ def cut(snap, ids):
                       "models": sorted(ids)}
     rep.pop("counts", None)
     rep.pop("conditional_counts", None)
+    rep.pop("kinds", None)
     out["report"] = rep
     return out
 

@@ -10,32 +10,6 @@ import json
 import sys
 from collections import Counter
 
-MODALITIES = ("text", "image", "audio", "video")
-
-
-def modalities(md_modalities, entry):
-    """(input modalities, output modalities, modality) of a model: models.dev's own where it
-    gives them, else what the litellm row supports (text, plus image / audio / video input and
-    audio output where flagged); an embedding model outputs vectors, none of the four."""
-    mods = md_modalities or {}
-    inp = [x for x in MODALITIES if x in (mods.get("input") or [])]
-    outp = [x for x in MODALITIES if x in (mods.get("output") or [])]
-    mode = entry.get("mode") if entry else None
-    if not inp:
-        inp = ["text"]
-        if entry and entry.get("supports_vision"):
-            inp.append("image")
-        if entry and entry.get("supports_audio_input"):
-            inp.append("audio")
-        if entry and entry.get("supports_video_input"):
-            inp.append("video")
-    if mode == "embedding":
-        outp = []
-    elif not outp:
-        outp = ["text"] + (["audio"] if entry and entry.get("supports_audio_output") else [])
-    return inp, outp, ("text" if "text" in inp else inp[0])
-
-
 def history(steps):
     """A series' `history`: one entry per step, with the sources that show it where known."""
     hist = [{"from": st.date, "price": st.value} for st in steps]

@@ -7,7 +7,8 @@ Reads the snapshot (default data/snapshot.json.gz) and the quarantine report the
 beside it (quarantine.json), and prints: the events a first publish emits, per type, channel and
 source (as publish derives them: docs/publishing.md); the conditional rates (rows per tier, models
 per context threshold, cache-write duration, tier, region and time window; rows per region and time
-window); the share of price changes that two or more
+window); the models per kind and channel and where the sources disagree on a model's kind
+(kinds.py); the share of price changes that two or more
 sources show (corroborated), and of the limit changes those a provider's own page dates; what
 each screen rule removed; the checks the history must pass (no uncorroborated move of 10x or
 more, none undone within 60 days, no current price after a shutdown, deprecation not after
@@ -29,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import evidence  # noqa: E402
+import kinds  # noqa: E402
 import limit_evidence  # noqa: E402
 from lifecycle import STALE_DAYS  # noqa: E402
 from launch import BASES, coverage  # noqa: E402
@@ -305,6 +307,9 @@ def main():
           + (", ".join(f"{k or 'unstated'}: {v}" for k, v in
                        sorted(Counter(h["promotion"]["until"] for _m, h in promo).items(), key=lambda x: x[0] or ""))
              or "none"))
+
+    print()
+    print("\n".join(kinds.report_lines(snap)))
 
     cov = snap["report"]["coverage"]
     active = snap["report"]["counts"]["active_models_with_prices"]

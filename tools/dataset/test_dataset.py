@@ -728,15 +728,6 @@ class Events(unittest.TestCase):
 class Render(unittest.TestCase):
     """Rows as litellm 1.109.1 and models.dev give them, and a published series of the snapshot."""
 
-    def test_modalities_from_models_dev_else_from_the_litellm_row(self):
-        self.assertEqual(render.modalities({"input": ["text", "image", "pdf"], "output": ["text"]}, None),
-                         (["text", "image"], ["text"], "text"))
-        # litellm `gpt-4o-audio-preview-2024-12-17`: chat, audio in and out
-        row = {"mode": "chat", "supports_audio_input": True, "supports_audio_output": True}
-        self.assertEqual(render.modalities(None, row), (["text", "audio"], ["text", "audio"], "text"))
-        # litellm `text-embedding-3-small`: vectors out, none of the four
-        self.assertEqual(render.modalities(None, {"mode": "embedding"}), (["text"], [], "text"))
-
     def test_history_and_the_changes_it_counts(self):
         # deepseek-chat on DeepSeek's API: 0.27, 0.56 on 2025-09-05 (DeepSeek's notice), 0.28
         st = steps(("2025-02-07", "0.27"), ("2025-09-05", "0.56"), ("2026-01-13", "0.28"),

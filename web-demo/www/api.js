@@ -268,7 +268,7 @@ export async function searchModels(query, signal) {
  * POST /api/v1/estimate. Each row of `data.estimates` carries the model's `prices`: exactly what
  * the server estimated with (its reference channel, standard and batch tiers; see the `price_rule`
  * under `data.assumptions`). The page feeds those rows to the WASM estimator, so its numbers
- * follow the server's price choice without restating it. `ids` null: the 10 cheapest models.
+ * follow the server's price choice without restating it. `ids` null: the 10 cheapest active chat models.
  */
 export async function estimateOnServer(workload, ids) {
   const body = { ...workload };

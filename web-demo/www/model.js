@@ -43,7 +43,8 @@ function renderCard(card) {
   const facts = [
     ["Provider", `${card.provider.name} (${card.provider.slug})`],
     ["Status", card.status],
-    ["Modality", `${card.modality}; in: ${card.input_modalities.join(", ")}; out: ${card.output_modalities.join(", ")}`],
+    ["Kind", card.kind ?? "unknown"],
+    ["Modality", `${card.modality}; in: ${card.input_modalities.join(", ")}; out: ${card.output_modalities.join(", ") || "none (vectors or scores)"}`],
     ["Context window", card.context_window ? `${tokenCount(card.context_window)} tokens (${card.context_window})` : "unknown"],
     ["Max output", card.max_output_tokens ? `${tokenCount(card.max_output_tokens)} tokens` : "unknown"],
     ["Launched", card.launch_date || "unknown"],

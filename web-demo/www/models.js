@@ -21,7 +21,7 @@ function render(body, f, first) {
       return el("tr", { "data-model-id": m.id },
         el("th", { scope: "row", class: "model" },
           el("a", { href: modelHref(m.id), class: "model-name" }, m.name || m.id),
-          el("span", { class: "model-meta" }, el("code", {}, m.id))),
+          el("span", { class: "model-meta" }, el("code", {}, m.id), m.kind ? ` · ${m.kind}` : "")),
         el("td", {}, m.provider),
         el("td", {}, el("span", { class: `status ${m.status}` }, m.status)),
         el("td", { class: "num", "data-exact": m.context_window ?? "" }, tokenCount(m.context_window)),
@@ -37,7 +37,7 @@ function render(body, f, first) {
 
 keysetListing({
   form: $("filters"),
-  names: ["query", "provider", "modality", "status", "channel", "min_context", "max_input_price", "sort"],
+  names: ["query", "provider", "kind", "modality", "status", "channel", "min_context", "max_input_price", "sort"],
   defaults: { status: "active" },
   path: "models",
   render,

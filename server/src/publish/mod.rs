@@ -250,18 +250,20 @@ async fn stage_and_apply(
     let deprecation: Vec<Option<Date>> = m.iter().map(|x| x.deprecation_date).collect();
     let retirement: Vec<Option<Date>> = m.iter().map(|x| x.retirement_date).collect();
     let successor: Vec<Option<&str>> = m.iter().map(|x| x.successor.as_deref()).collect();
+    let kind: Vec<Option<&str>> = m.iter().map(|x| x.kind.as_deref()).collect();
     tx.execute(
         "insert into stage_models
          select id, provider, slug, name, modality::pricing.modality,
                 input_m::pricing.modality[], output_m::pricing.modality[], status::pricing.lifecycle,
                 context_window, max_output_tokens, launch_date, deprecation_date, retirement_date, successor,
-                launch_basis::pricing.launch_basis, launch_source, launch_precision::pricing.date_precision
+                launch_basis::pricing.launch_basis, launch_source, launch_precision::pricing.date_precision,
+                kind::pricing.model_kind
          from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                      $8::text[], $9::int4[], $10::int4[], $11::date[], $12::date[], $13::date[], $14::text[],
-                     $15::text[], $16::text[], $17::text[])
+                     $15::text[], $16::text[], $17::text[], $18::text[])
               as u(id, provider, slug, name, modality, input_m, output_m, status, context_window,
                    max_output_tokens, launch_date, deprecation_date, retirement_date, successor,
-                   launch_basis, launch_source, launch_precision)",
+                   launch_basis, launch_source, launch_precision, kind)",
         &[
             &col(|x| &x.id),
             &col(|x| &x.provider),
@@ -280,6 +282,7 @@ async fn stage_and_apply(
             &launch_of(|l| &l.basis),
             &launch_of(|l| &l.source),
             &launch_of(|l| &l.precision),
+            &kind,
         ],
     )
     .await?;

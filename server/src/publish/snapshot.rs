@@ -40,6 +40,17 @@ const LAUNCH_BASES: &[&str] = &["announced", "maker_api", "first_listed", "sourc
 const DATE_PRECISIONS: &[&str] = &["day", "month"];
 /// The longest `launch_source` the database keeps (a URL, a release, a commit).
 const MAX_LAUNCH_SOURCE: usize = 300;
+/// What a model is for (tools/dataset/kinds.py decides it).
+pub const KINDS: &[&str] = &[
+    "chat",
+    "embedding",
+    "rerank",
+    "image",
+    "audio",
+    "video",
+    "ocr",
+    "moderation",
+];
 /// `numeric(20, 10)` holds at most 10 decimal places.
 const MAX_PRICE_SCALE: u32 = 10;
 
@@ -76,6 +87,9 @@ struct Model {
     id: String,
     provider: String,
     name: String,
+    /// Absent in a snapshot written before kinds existed: unknown.
+    #[serde(default)]
+    kind: Option<String>,
     modality: String,
     #[serde(default)]
     input_modalities: Vec<String>,
@@ -313,6 +327,7 @@ pub struct StagedModel {
     pub deprecation_date: Option<Date>,
     pub retirement_date: Option<Date>,
     pub successor: Option<String>,
+    pub kind: Option<String>,
 }
 
 /// How a model's launch date is known: basis, source and precision, checked.
@@ -790,6 +805,12 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
     };
     let modalities =
         |vs: &[String]| -> Result<Vec<String>, String> { vs.iter().map(|v| modality(v)).collect() };
+    if let Some(kind) = m.kind.as_deref().filter(|k| !KINDS.contains(k)) {
+        return Err(format!(
+            "unknown kind `{kind}` (one of {})",
+            KINDS.join(", ")
+        ));
+    }
     if !STATUSES.contains(&m.status.as_str()) {
         return Err(format!(
             "unknown status `{}` (one of {})",
@@ -813,6 +834,7 @@ fn check_model(m: &Model, providers: &HashSet<&str>) -> Result<StagedModel, Stri
         deprecation_date: m.deprecation_date,
         retirement_date: m.retirement_date,
         successor: m.successor.clone(),
+        kind: m.kind.clone(),
     })
 }
 

@@ -46,8 +46,9 @@ const MAX_MODEL_IDS: usize = 10;
 pub const PRICE_RULE: &str = "prices of the model's reference channel in effect on \
     prices_as_of (the day of the served publish, or the body's as_of): the official channel \
     when it has standard input and output prices, else the channel with the lowest blended \
-    price (3 x input + output) / 4 among those with both; standard-tier input, output and \
-    cached-input prices, and batch-tier prices where published";
+    price (3 x input + output) / 4 among those with both (an embedding or rerank model, which \
+    returns no output tokens, needs an input price only: official, else the lowest); \
+    standard-tier input, output and cached-input prices, and batch-tier prices where published";
 
 /// The body, read and type-checked; ranges are the estimator's to check.
 #[derive(Debug, Default)]
@@ -417,7 +418,7 @@ fn workload(body: &Body) -> Result<estimator::ResolvedWorkload, ApiError> {
                 "`model_ids` must list 1 to {MAX_MODEL_IDS} models; got {}",
                 ids.len()
             ),
-            "an array of 1 to 10 model ids, or leave it out for the 10 cheapest active text models",
+            "an array of 1 to 10 model ids, or leave it out for the 10 cheapest active chat models",
         ));
     }
     checked.resolve().map_err(|e| invalid_workload(&e))
@@ -445,7 +446,7 @@ pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, A
         (
             "model_selection",
             json!(if result["default_selection"].as_bool() == Some(true) {
-                "cheapest_active_text"
+                "cheapest_active_chat"
             } else {
                 "requested"
             }),

@@ -7,7 +7,9 @@ use serde_json::Value;
 use super::params::{MAX_QUERY_CHARS, Query};
 use super::respond::call_json;
 use super::state::AppState;
-use super::vocab::{CHANNELS, COMPONENTS, GRANULARITIES, INCLUDES, MODALITIES, SORTS, STATUSES};
+use super::vocab::{
+    CHANNELS, COMPONENTS, GRANULARITIES, INCLUDES, KINDS, MODALITIES, SORTS, STATUSES,
+};
 use crate::error::ApiError;
 
 pub const LIST_PARAMS: &[&str] = &[
@@ -22,6 +24,7 @@ pub const LIST_PARAMS: &[&str] = &[
     "limit",
     "cursor",
     "as_of",
+    "kind",
 ];
 pub const CARD_PARAMS: &[&str] = &["include", "as_of"];
 pub const HISTORY_PARAMS: &[&str] = &[
@@ -51,10 +54,11 @@ pub async fn list_models(state: &AppState, q: &Query) -> Result<Value, ApiError>
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(20);
     let cursor = q.cursor();
     let as_of = q.date("as_of")?;
+    let kinds = q.list_of("kind", KINDS)?;
     call_json(
         state,
         "select api.list_models($1::text, $2::text, $3::text, $4::text, $5::text, $6::int4, \
-         $7::numeric, $8::text, $9::int4, $10::text, $11::date)",
+         $7::numeric, $8::text, $9::int4, $10::text, $11::date, $12::text[])",
         &[
             &text,
             &provider,
@@ -67,6 +71,7 @@ pub async fn list_models(state: &AppState, q: &Query) -> Result<Value, ApiError>
             &limit,
             &cursor,
             &as_of,
+            &kinds,
         ],
     )
     .await

@@ -70,8 +70,9 @@ pub const OPERATIONS: &[Operation] = &[
         method: "get",
         params: models::LIST_PARAMS,
         description: "Search and filter token-priced AI models with their current prices (USD per 1M tokens, \
-            decimal strings). Use it to find models by name, provider, modality, status, channel, context \
-            window or maximum input price, sorted by price, context or last update. Paginated: pass \
+            decimal strings). Use it to find models by name, provider, kind (chat, embedding, rerank, image, \
+            audio, video, ocr, moderation), modality, status, channel, context window or maximum input price, \
+            sorted by price, context or last update. Paginated: pass \
             pagination.next_cursor back as `cursor` with the same filters. Twin of GET /api/v1/models.",
     },
     Operation {
@@ -103,7 +104,8 @@ pub const OPERATIONS: &[Operation] = &[
         method: "get",
         params: compare::PARAMS,
         description: "Compare 2 to 5 models side by side: input, output and blended prices, context window, \
-            benchmark score and price per benchmark point. Use it when choosing between known models. Twin of \
+            benchmark score and price per benchmark point, each row with the model's kind. Use it when choosing \
+            between known models. Twin of \
             GET /api/v1/compare.",
     },
     Operation {
@@ -114,8 +116,8 @@ pub const OPERATIONS: &[Operation] = &[
         params: &[],
         description: "Estimate the monthly USD cost of a token workload (requests per month with a task preset \
             or explicit tokens per request, cache hit rate, batch share) for up to 10 models, or for the 10 \
-            cheapest active text models when model_ids is omitted; rows ordered by total cost, with the \
-            assumptions used. Twin of POST /api/v1/estimate.",
+            cheapest active chat models when model_ids is omitted; rows ordered by total cost, with the \
+            assumptions used (an embedding or rerank model without an output price is billed no output). Twin of POST /api/v1/estimate.",
     },
     Operation {
         kind: Kind::Post(Post::CostUsage),

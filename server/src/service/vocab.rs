@@ -1,7 +1,7 @@
 //! The enumerations of the spec as the query parameters spell them; the
 //! OpenAPI description lists the same values (checked by a test).
 
-pub use crate::publish::snapshot::CHANNELS;
+pub use crate::publish::snapshot::{CHANNELS, KINDS};
 
 /// `modality` (spec 2.3).
 pub const MODALITIES: &[&str] = &["text", "image", "audio", "video"];
