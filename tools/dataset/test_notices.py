@@ -14,6 +14,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 NOTICES = HERE / "notices"
 SNAPSHOT = HERE.parent.parent / "data" / "snapshot.json.gz"
+QUARANTINE = HERE.parent.parent / "data" / "quarantine.json"
+# the rule that leaves out a series the sources price only after its channel's page ended it
+AFTER_SHUTDOWN = "priced after the channel's shutdown date"
 CHANNELS = {"official", "openrouter", "aws_bedrock", "fireworks", "azure", "vertex", "novita", "together", "groq"}
 DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 COPY = re.compile(r"github:[\w.-]+/[\w.-]+:\S+@[0-9a-f]{40}")
@@ -35,7 +38,10 @@ class NoticesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         snap = json.loads(gzip.decompress(SNAPSHOT.read_bytes()))
-        cls.models = {m["id"] for m in snap["models"]}
+        # a model of ours: in the snapshot, or left out of it because every series the sources
+        # give it starts after the shutdown a page states (listed in the quarantine report)
+        screened = {q["model"] for q in json.loads(QUARANTINE.read_text())["screened"] if q["rule"] == AFTER_SHUTDOWN}
+        cls.models = {m["id"] for m in snap["models"]} | screened
 
     def assertDay(self, value, where):
         self.assertTrue(value is None or DAY.fullmatch(value), f"{where}: {value!r} is not YYYY-MM-DD")
