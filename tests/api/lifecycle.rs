@@ -124,7 +124,7 @@ async fn the_card_names_the_successor_and_each_channels_statement() {
     publish_bundled(&db).await;
     let app = data_app(&db).await;
     // o4-mini: OpenAI's notice of 2026-04-22, shutdown 2026-10-23, substitute
-    // gpt-5.6-terra; Azure still sells it on its own schedule
+    // gpt-5.6-terra; Azure sells it on its own schedule
     let card = app
         .call("/api/v1/models/openai:o4-mini?include=deprecation")
         .await
@@ -147,9 +147,15 @@ async fn the_card_names_the_successor_and_each_channels_statement() {
             )
         })
         .collect();
+    // Azure's own retirement schedule ends its channel on 2026-11-19
+    // (tools/dataset/notices/azure.json), after the data's day: published ahead
     assert_eq!(
         kinds,
-        [("retirement", "2026-10-23"), ("deprecation", "2026-04-22")]
+        [
+            ("retirement", "2026-11-19"),
+            ("retirement", "2026-10-23"),
+            ("deprecation", "2026-04-22")
+        ]
     );
     assert!(
         events

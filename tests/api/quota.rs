@@ -6,7 +6,7 @@
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use pricing::access::KeyPolicy;
 use pricing::access::quota::{Decision, Subject};
@@ -458,15 +458,36 @@ async fn health_is_never_counted_and_carries_no_rate_limit_headers() {
 }
 
 #[tokio::test]
-async fn paths_outside_api_v1_are_not_counted() {
+async fn paths_outside_api_v1_are_not_counted_nor_feeds_served_from_the_cache() {
     let db = TestDb::new().await;
     // Published data, so the feeds and the dump answer 200 (a 503 carries Retry-After).
     crate::helpers::publish_fixture(&db, "snapshot-a.json").await;
-    set_plan(&db, "anonymous", Some(1), Some(1000)).await;
-    let app = TestApp::spawn(&db.config).await;
+    set_plan(&db, "anonymous", Some(3), Some(1000)).await;
+    let app = TestApp::spawn_with(
+        &db.config,
+        crate::helpers::AppOptions {
+            response_cache: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    crate::helpers::eventually(
+        "the response cache is in use",
+        Duration::from_secs(10),
+        async || {
+            let health: serde_json::Value = app.get("/healthz").await.json().await.ok()?;
+            (health["response_cache"]["enabled"] == true).then_some(())
+        },
+    )
+    .await;
+    // The feed and the dump are computed once each (counted: 2 of 3), then
+    // served from the cache, free; other paths outside /api/v1 are free.
     for path in [
         "/feeds/changes.json",
         "/dumps/prices.csv",
+        "/feeds/changes.json",
+        "/dumps/prices.csv",
+        "/feeds/changes.json",
         "/nothing",
         "/api/v10/x",
     ] {

@@ -136,7 +136,9 @@ fn redact_query(query: &str) -> String {
         let prefix = crate::access::keys::KEY_PREFIX;
         if name.contains(prefix) {
             out.push_str("REDACTED");
-        } else if name == crate::access::KEY_PARAM || decoded.contains(prefix) {
+        } else if pair.contains('=')
+            && (name == crate::access::KEY_PARAM || decoded.contains(prefix))
+        {
             out.push_str(raw_name);
             out.push_str("=REDACTED");
         } else {

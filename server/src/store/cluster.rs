@@ -162,6 +162,14 @@ impl LocalCluster {
                         pgdata = %pgdata.display(),
                         "embedded PostgreSQL is not running (its postmaster is gone); starting it again"
                     );
+                    // A killed postmaster stays a zombie until it is reaped, and a new one
+                    // refuses to start while its pid exists: give the reaper a moment.
+                    for _ in 0..50 {
+                        if !postmaster_pid_exists(&pgdata) {
+                            break;
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
                 }
                 attempts += 1;
                 let (b, p, s) = (bin_dir.clone(), pgdata.clone(), socket_dir.clone());
@@ -278,25 +286,27 @@ impl Supervision {
     }
 }
 
+/// The `/proc/<pid>/stat` line of the process `postmaster.pid` names, if it
+/// exists (alive or a zombie).
+fn postmaster_stat(pgdata: &Path) -> Option<String> {
+    let pidfile = fs::read_to_string(pgdata.join("postmaster.pid")).ok()?;
+    let pid = pidfile.lines().next()?.trim().parse::<u32>().ok()?;
+    fs::read_to_string(format!("/proc/{pid}/stat")).ok()
+}
+
 /// Whether the postmaster named in `postmaster.pid` is running: its process
-/// exists and is a postgres (a recycled pid is another program).
+/// exists, is a postgres (a recycled pid is another program) and is no zombie.
 fn postmaster_alive(pgdata: &Path) -> bool {
-    let Ok(pidfile) = fs::read_to_string(pgdata.join("postmaster.pid")) else {
-        return false;
-    };
-    let Some(pid) = pidfile
-        .lines()
-        .next()
-        .and_then(|l| l.trim().parse::<u32>().ok())
-    else {
-        return false;
-    };
-    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // `pid (comm) state ...`: a zombie is dead.
-    let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
-    stat.contains("(postgres)") && !state.is_some_and(|s| s.starts_with('Z'))
+    postmaster_stat(pgdata).is_some_and(|stat| {
+        // `pid (comm) state ...`
+        let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+        stat.contains("(postgres)") && !state.is_some_and(|s| s.starts_with('Z'))
+    })
+}
+
+/// Whether the process `postmaster.pid` names still exists, a zombie included.
+fn postmaster_pid_exists(pgdata: &Path) -> bool {
+    postmaster_stat(pgdata).is_some_and(|stat| stat.contains("(postgres)"))
 }
 
 /// The service database of the cluster whose socket is in `socket_dir`.
