@@ -37,3 +37,4 @@ mod sql_functions;
 mod sync;
 mod truth;
 mod unavailable;
+mod watch;

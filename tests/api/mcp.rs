@@ -103,6 +103,12 @@ fn twins() -> Vec<(Value, &'static str, Option<Value>)> {
             "/api/v1/changes?limit=5&min_significance=10",
             None,
         ),
+        (
+            json!({"tool": "pricing_recent_changes",
+                   "arguments": {"model": ["openai:o3", "openai:gpt-4.1"], "limit": 5}}),
+            "/api/v1/changes?model=openai:o3,openai:gpt-4.1&limit=5",
+            None,
+        ),
     ]
 }
 
@@ -164,6 +170,10 @@ fn invalid_calls() -> Vec<(Value, &'static str)> {
         (
             json!({"tool": "pricing_recent_changes", "arguments": {"event_type": "price_drop"}}),
             "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_recent_changes", "arguments": {"model": ["openai:o3", "openai:o33x"]}}),
+            "MODEL_NOT_FOUND",
         ),
     ]
     .into_iter()
