@@ -17,6 +17,7 @@ use crate::store::cluster::LocalCluster;
 use crate::store::db;
 use crate::sync;
 use crate::telemetry::LogFormat;
+use crate::webhooks::{self, Webhooks};
 
 /// The Model Pricing Service.
 #[derive(Debug, Parser)]
@@ -323,6 +324,10 @@ struct ServeArgs {
     sync_every: Option<Duration>,
     #[command(flatten)]
     sync: SyncArgs,
+    /// Let webhooks go to loopback, private and link-local addresses, and over plain http
+    /// (for tests and private deployments; docs/webhooks.md, "Safety").
+    #[arg(long, env = "PRICING_WEBHOOK_ALLOW_PRIVATE")]
+    webhook_allow_private: bool,
 }
 
 /// Runs the parsed command.
@@ -617,10 +622,18 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
         .iter()
         .map(|url| db::replica_pool(url, args.pool_size))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let webhooks = Webhooks::new(
+        webhooks::Settings {
+            allow_private: args.webhook_allow_private,
+            ..webhooks::Settings::default()
+        },
+        db::webhook_pool(&config)?,
+    );
     let app = App::bind(
         &args.listen,
         AppState::new(pool, args.trusted_proxies.clone())
             .with_control_pool(control)
+            .with_webhooks(webhooks)
             .with_read_replicas(replicas)
             .with_response_cache(
                 config.clone(),

@@ -264,6 +264,8 @@ pub struct AppOptions {
     pub pool_size: Option<usize>,
     /// The in-process response cache, kept current by a publish listener.
     pub response_cache: bool,
+    /// Webhooks with these settings: the endpoints and a delivery worker.
+    pub webhooks: Option<pricing::webhooks::Settings>,
 }
 
 impl TestApp {
@@ -285,6 +287,10 @@ impl TestApp {
             .with_control_pool(control);
         if options.response_cache {
             state = state.with_response_cache(config.clone(), Default::default());
+        }
+        if let Some(settings) = options.webhooks {
+            let pool = pricing::store::db::webhook_pool(config).expect("webhook pool");
+            state = state.with_webhooks(pricing::webhooks::Webhooks::new(settings, pool));
         }
         Self::spawn_on(state, options.key_cache_ttl).await
     }
@@ -364,6 +370,33 @@ impl TestApp {
             headers,
             text,
         }
+    }
+
+    /// Checks a webhook delivery's body against the served document's `webhooks`.
+    pub async fn check_webhook(&self, name: &str, body: &str) {
+        self.contract().await.check_webhook(name, body);
+    }
+
+    /// DELETE `path` with extra headers, checked against the contract.
+    pub async fn delete_with(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut request = self.http.delete(self.url(path));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send("DELETE", path, request).await
+    }
+
+    /// POST a JSON body with extra headers, checked against the contract.
+    pub async fn post_json_with(&self, path: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut request = self
+            .http
+            .post(self.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_owned());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send("POST", path, request).await
     }
 
     /// GET `path`, checked against the contract.

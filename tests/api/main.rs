@@ -38,3 +38,4 @@ mod sync;
 mod truth;
 mod unavailable;
 mod watch;
+mod webhooks;

@@ -55,7 +55,11 @@ async fn a_watch_list_gives_the_events_of_its_models_and_no_other() {
         .iter()
         .map(|e| e["model_id"].as_str().expect("model_id"))
         .collect();
-    assert_eq!(models, watched.into_iter().collect(), "both models, only them");
+    assert_eq!(
+        models,
+        watched.into_iter().collect(),
+        "both models, only them"
+    );
     let expected = db
         .scalar_i64(
             "select count(*) from pricing.events

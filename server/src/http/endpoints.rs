@@ -72,7 +72,7 @@ impl<T: Answer> Handler for Answering<T> {
     }
 }
 
-fn is_json(req: &Request) -> bool {
+pub(super) fn is_json(req: &Request) -> bool {
     // A body without a Content-Type is refused too (spec 4.5: application/json).
     req.headers()
         .get(CONTENT_TYPE)

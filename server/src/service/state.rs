@@ -12,6 +12,7 @@ use super::cache;
 use crate::access::Access;
 use crate::access::net::Cidr;
 use crate::store::reads::Reads;
+use crate::webhooks::Webhooks;
 
 /// What every handler can reach, injected into the depot.
 #[derive(Debug, Clone)]
@@ -28,6 +29,9 @@ pub struct AppState {
     pub(crate) access: Access,
     pub(crate) cache: Arc<cache::ResponseCache>,
     pub(crate) listen: Option<tokio_postgres::Config>,
+    /// Webhook subscriptions and their delivery worker; `None`: the webhook
+    /// endpoints answer 503 and nothing is delivered by this server.
+    pub(crate) webhooks: Option<Webhooks>,
 }
 
 impl AppState {
@@ -42,6 +46,7 @@ impl AppState {
             started: Instant::now(),
             cache: Arc::new(cache::ResponseCache::new(cache::Limits::default())),
             listen: None,
+            webhooks: None,
         }
     }
 
@@ -80,6 +85,18 @@ impl AppState {
     pub fn with_read_replicas(mut self, replicas: Vec<(String, Pool)>) -> Self {
         self.reads = Arc::new(Reads::new(self.reads.primary().clone()).with_replicas(replicas));
         self
+    }
+
+    /// The same state with webhooks: the endpoints, and a delivery worker
+    /// while the server runs.
+    pub fn with_webhooks(mut self, webhooks: Webhooks) -> Self {
+        self.webhooks = Some(webhooks);
+        self
+    }
+
+    /// The webhooks of this server, if it has them.
+    pub fn webhooks(&self) -> Option<&Webhooks> {
+        self.webhooks.as_ref()
     }
 
     /// Key resolution and quota accounting, also for channels other than REST (MCP).
