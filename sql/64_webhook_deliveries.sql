@@ -109,7 +109,7 @@ begin
                'retirement.reminder',
                jsonb_set(api._event_item(e, m.name, p.as_of), '{detail,days_left}',
                          to_jsonb(e.effective_date - p_today)),
-               now())
+               date_trunc('second', now()))
     from pricing.events as e
     join pricing.lifecycle_statements as l
       on l.model_id = e.model_id and l.channel = coalesce(e.channel, 'official')

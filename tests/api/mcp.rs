@@ -99,14 +99,9 @@ fn twins() -> Vec<(Value, &'static str, Option<Value>)> {
             Some(cost),
         ),
         (
-            json!({"tool": "pricing_recent_changes", "arguments": {"limit": 5, "min_significance": 10}}),
-            "/api/v1/changes?limit=5&min_significance=10",
-            None,
-        ),
-        (
             json!({"tool": "pricing_recent_changes",
-                   "arguments": {"model": ["openai:o3", "openai:gpt-4.1"], "limit": 5}}),
-            "/api/v1/changes?model=openai:o3,openai:gpt-4.1&limit=5",
+                   "arguments": {"limit": 5, "min_significance": 10, "model": ["openai:o3", "openai:gpt-4.1"]}}),
+            "/api/v1/changes?limit=5&min_significance=10&model=openai:o3,openai:gpt-4.1",
             None,
         ),
     ]

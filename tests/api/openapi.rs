@@ -184,5 +184,14 @@ async fn every_example_in_the_document_obeys_its_own_schema() {
             }
         }
     }
+    // the bodies of the webhooks (the top-level `webhooks` of OpenAPI 3.1)
+    for (name, item) in doc["webhooks"].as_object().expect("webhooks") {
+        let body = &item["post"]["requestBody"]["content"]["application/json"];
+        let examples = body["examples"].as_object().expect("webhook examples");
+        for example in examples.values() {
+            contract.check_webhook(name, &example["value"].to_string());
+            checked += 1;
+        }
+    }
     assert!(checked >= 10, "examples checked: {checked}");
 }
