@@ -69,10 +69,12 @@ impl App {
             .clone()
             .map(|config| tokio::spawn(self.state.cache.clone().listen(config)));
         let (stop_webhooks, webhooks_stopped) = tokio::sync::oneshot::channel();
-        let webhooks =
-            self.state.webhooks.clone().map(|webhooks| {
-                tokio::spawn(crate::webhooks::worker::run(webhooks, webhooks_stopped))
-            });
+        let webhooks = self
+            .state
+            .webhooks
+            .clone()
+            .filter(|webhooks| webhooks.settings.deliver)
+            .map(|webhooks| tokio::spawn(crate::webhooks::worker::run(webhooks, webhooks_stopped)));
         let loopback = self.addr.ip().is_loopback();
         let server = server.serve(service(self.state, &self.demo_dir, loopback));
         accountant.upkeep_while(server).await;

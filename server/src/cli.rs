@@ -328,6 +328,10 @@ struct ServeArgs {
     /// (for tests and private deployments; docs/webhooks.md, "Safety").
     #[arg(long, env = "PRICING_WEBHOOK_ALLOW_PRIVATE")]
     webhook_allow_private: bool,
+    /// Send no webhooks from this server (subscriptions are still kept; another server on the
+    /// database delivers them).
+    #[arg(long, env = "PRICING_NO_WEBHOOK_DELIVERY")]
+    no_webhook_delivery: bool,
 }
 
 /// Runs the parsed command.
@@ -624,6 +628,7 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let webhooks = Webhooks::new(
         webhooks::Settings {
+            deliver: !args.no_webhook_delivery,
             allow_private: args.webhook_allow_private,
             ..webhooks::Settings::default()
         },

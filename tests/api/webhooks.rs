@@ -58,6 +58,7 @@ async fn free_key(db: &TestDb) -> String {
 /// One request a receiver got.
 #[derive(Debug, Clone)]
 struct Hit {
+    at: std::time::Instant,
     path: String,
     id: String,
     timestamp: String,
@@ -67,8 +68,8 @@ struct Hit {
 }
 
 /// A receiver on 127.0.0.1: records every POST; answers 500 to the first
-/// `failures` requests of the first delivery that reaches `/all`, 204 to
-/// everything else.
+/// `failures` requests of the first delivery that reaches `/all`, nothing
+/// for 30 s at `/slow`, 204 to everything else.
 #[derive(Clone)]
 struct Receiver {
     hits: Arc<Mutex<Vec<Hit>>>,
@@ -98,6 +99,20 @@ impl Handler for Receiver {
         );
         let path = req.uri().path().to_owned();
         let body = String::from_utf8(req.payload().await.expect("body").to_vec()).expect("utf-8");
+        let at = std::time::Instant::now();
+        if path == "/slow" {
+            self.hits.lock().expect("hits").push(Hit {
+                at,
+                path,
+                id,
+                timestamp,
+                signature,
+                body,
+                answered: 0,
+            });
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            return;
+        }
         let mut hits = self.hits.lock().expect("hits");
         let first = hits
             .iter()
@@ -110,6 +125,7 @@ impl Handler for Receiver {
             204
         };
         hits.push(Hit {
+            at,
             path,
             id,
             timestamp,
@@ -615,4 +631,183 @@ async fn an_announced_shutdown_is_recalled_90_30_and_7_days_ahead_to_the_documen
         app.check_webhook("pricingEvent", body).await;
     }
     let _ = python.kill().await;
+}
+
+#[tokio::test]
+async fn a_slow_receiver_holds_its_own_slot_only() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let key = free_key(&db).await;
+    let (receiver, base) = Receiver::start(0).await;
+    // two slots, one-second attempts; a timed-out delivery waits 60 s
+    let app = data_app_with(
+        &db,
+        AppOptions {
+            webhooks: Some(Settings {
+                slots: 2,
+                timeout: Duration::from_secs(1),
+                ..settings(Duration::from_secs(60))
+            }),
+            ..AppOptions::default()
+        },
+    )
+    .await;
+    subscribe(&app, &key, json!({"url": format!("{base}/slow")})).await;
+    subscribe(&app, &key, json!({"url": format!("{base}/fast")})).await;
+    publish_fixture(&db, "snapshot-b.json").await;
+    let expected = new_events(&db, "").await;
+
+    let hits = eventually(
+        "every delivery to the fast receiver, three attempts at the slow one",
+        Duration::from_secs(120),
+        async || {
+            let hits = receiver.hits();
+            let fast: BTreeSet<i64> = hits
+                .iter()
+                .filter(|h| h.path == "/fast")
+                .map(event_id)
+                .collect();
+            let slow = hits.iter().filter(|h| h.path == "/slow").count();
+            (fast.len() == expected.len() && slow >= 3).then_some(hits)
+        },
+    )
+    .await;
+    // the hanging receiver got one attempt at a time, each cut off after a
+    // second, while the other subscription got everything
+    let slow: Vec<&Hit> = hits.iter().filter(|h| h.path == "/slow").collect();
+    assert!(
+        slow.len() < expected.len(),
+        "the slow one is still owed deliveries"
+    );
+    for pair in slow.windows(2) {
+        let gap = pair[1].at - pair[0].at;
+        assert!(
+            gap >= Duration::from_millis(900),
+            "two attempts at once: {gap:?} apart"
+        );
+    }
+    let owner = db.client().await;
+    let error = eventually(
+        "a timed-out attempt recorded",
+        Duration::from_secs(30),
+        async || {
+            owner
+                .query_opt(
+                    "select d.last_error from pricing.webhook_deliveries as d
+                 join pricing.webhooks as w on w.id = d.webhook_id
+                 where w.url like '%/slow' and d.last_error is not null
+                 limit 1",
+                    &[],
+                )
+                .await
+                .expect("deliveries")
+                .map(|r| r.get::<_, String>(0))
+        },
+    )
+    .await;
+    assert!(error.contains("timed out"), "{error}");
+}
+
+#[tokio::test]
+async fn deliveries_are_claimed_one_per_subscription_within_the_keys_hourly_attempts() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    let key = free_key(&db).await;
+    // a server without a worker: the test takes the worker's part in SQL
+    let app = data_app_with(
+        &db,
+        AppOptions {
+            webhooks: Some(Settings {
+                deliver: false,
+                ..settings(Duration::from_secs(5))
+            }),
+            ..AppOptions::default()
+        },
+    )
+    .await;
+    subscribe(&app, &key, json!({"url": "http://127.0.0.1:9/a"})).await;
+    subscribe(
+        &app,
+        &key,
+        json!({"url": "http://127.0.0.1:9/b", "event_type": ["deprecation"]}),
+    )
+    .await;
+    publish_fixture(&db, "snapshot-b.json").await;
+    let owner = db.client().await;
+    let one = async |sql: &str| -> i64 {
+        owner
+            .query_one(sql, &[])
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .get(0)
+    };
+    let all = new_events(&db, "").await.len() as i64;
+    let deprecations = new_events(&db, "and e.event_type = 'deprecation'")
+        .await
+        .len() as i64;
+    assert_eq!(
+        one("select api.webhook_fanout()::int8").await,
+        all + deprecations
+    );
+    assert_eq!(
+        one("select api.webhook_fanout()::int8").await,
+        0,
+        "once per subscription and event"
+    );
+    let claim = "select count(*) from api.webhook_claim(8, '1 minute', 100)";
+    assert_eq!(one(claim).await, 2, "one per subscription");
+    assert_eq!(one(claim).await, 0, "none while each has one in flight");
+
+    // a failed attempt frees its subscription; a success is final
+    let leased: Vec<i64> = owner
+        .query(
+            "select id from pricing.webhook_deliveries where leased_until is not null order by id",
+            &[],
+        )
+        .await
+        .expect("leased")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let record = async |id: i64, delivered: bool| -> Option<String> {
+        owner
+            .query_one(
+                "select api.webhook_record($1, $2, 500, 'test', '0 seconds', '1 day')",
+                &[&id, &delivered],
+            )
+            .await
+            .expect("record")
+            .get(0)
+    };
+    assert_eq!(record(leased[0], false).await.as_deref(), Some("pending"));
+    assert_eq!(record(leased[1], true).await.as_deref(), Some("delivered"));
+    assert_eq!(
+        record(leased[1], false).await,
+        None,
+        "a delivered one stays delivered"
+    );
+    assert_eq!(one(claim).await, 2);
+    // the key has made 4 attempts this hour: with a limit of 4, nothing more
+    assert_eq!(
+        one("select count(*) from api.webhook_claim(8, '1 minute', 4)").await,
+        0
+    );
+    // a day after it was made, a failed attempt is the last
+    owner
+        .execute(
+            "update pricing.webhook_deliveries set created_at = now() - interval '25 hours'
+             where id = $1",
+            &[&leased[0]],
+        )
+        .await
+        .expect("age");
+    owner
+        .execute(
+            "update pricing.webhook_deliveries set leased_until = now() + interval '1 minute'
+             where id = $1",
+            &[&leased[0]],
+        )
+        .await
+        .expect("lease");
+    assert_eq!(record(leased[0], false).await.as_deref(), Some("failed"));
 }

@@ -30,6 +30,9 @@ const FIELDS: &[&str] = &["url", "model", "provider", "event_type", "min_signifi
 /// How webhooks are sent, and the limits of each key (docs/webhooks.md, "Limits").
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// Run a delivery worker in this server; without one, subscriptions are
+    /// still managed here and their deliveries wait for a server that has one.
+    pub deliver: bool,
     /// Allow destinations on loopback, private and link-local addresses, and plain http.
     pub allow_private: bool,
     /// Subscriptions a key may have.
@@ -54,6 +57,7 @@ impl Default for Settings {
     fn default() -> Self {
         let minutes = |m: u64| Duration::from_secs(60 * m);
         Self {
+            deliver: true,
             allow_private: false,
             max_per_key: 20,
             attempts_per_key_hour: 1000,
