@@ -37,6 +37,15 @@ fn settings(retry: Duration) -> Settings {
     }
 }
 
+/// A server over `db` with webhooks on these settings.
+async fn webhook_app(db: &TestDb, settings: Settings) -> TestApp {
+    let options = AppOptions {
+        webhooks: Some(settings),
+        ..AppOptions::default()
+    };
+    data_app_with(db, options).await
+}
+
 /// A key of the free plan, its limits raised far beyond what a test sends.
 async fn free_key(db: &TestDb) -> String {
     let owner = db.client().await;
@@ -99,40 +108,33 @@ impl Handler for Receiver {
         );
         let path = req.uri().path().to_owned();
         let body = String::from_utf8(req.payload().await.expect("body").to_vec()).expect("utf-8");
-        let at = std::time::Instant::now();
-        if path == "/slow" {
-            self.hits.lock().expect("hits").push(Hit {
-                at,
+        let answered = {
+            let mut hits = self.hits.lock().expect("hits");
+            let first = hits
+                .iter()
+                .find(|h| h.path == "/all")
+                .map_or(id.clone(), |h| h.id.clone());
+            let earlier = hits.iter().filter(|h| h.id == id).count();
+            let answered = match path.as_str() {
+                "/slow" => 0,
+                "/all" if id == first && earlier < self.failures => 500,
+                _ => 204,
+            };
+            hits.push(Hit {
+                at: std::time::Instant::now(),
                 path,
                 id,
                 timestamp,
                 signature,
                 body,
-                answered: 0,
+                answered,
             });
+            answered
+        };
+        if answered == 0 {
             tokio::time::sleep(Duration::from_secs(30)).await;
             return;
         }
-        let mut hits = self.hits.lock().expect("hits");
-        let first = hits
-            .iter()
-            .find(|h| h.path == "/all")
-            .map_or(id.clone(), |h| h.id.clone());
-        let earlier = hits.iter().filter(|h| h.id == id).count();
-        let answered = if path == "/all" && id == first && earlier < self.failures {
-            500
-        } else {
-            204
-        };
-        hits.push(Hit {
-            at,
-            path,
-            id,
-            timestamp,
-            signature,
-            body,
-            answered,
-        });
         res.status_code(StatusCode::from_u16(answered).expect("status"));
     }
 }
@@ -188,22 +190,44 @@ async fn subscribe(app: &TestApp, key: &str, body: Value) -> Value {
         .json()
 }
 
-/// The ids of the events of the newest publish that `filter` (SQL on `e`) keeps.
-async fn new_events(db: &TestDb, filter: &str) -> BTreeSet<i64> {
-    db.client()
+/// The first column of every row `sql` selects.
+async fn column<T: for<'a> tokio_postgres::types::FromSql<'a>>(
+    client: &tokio_postgres::Client,
+    sql: &str,
+) -> Vec<T> {
+    client
+        .query(sql, &[])
         .await
-        .query(
-            &format!(
-                "select e.id from pricing.events as e
-                 where e.publish_id = (select max(id) from pricing.publishes) {filter}"
-            ),
-            &[],
-        )
-        .await
-        .expect("events")
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
         .iter()
         .map(|r| r.get(0))
         .collect()
+}
+
+/// The ids of the events of the newest publish that `filter` (SQL on `e`) keeps.
+async fn new_events(db: &TestDb, filter: &str) -> BTreeSet<i64> {
+    let sql = format!(
+        "select e.id from pricing.events as e
+         where e.publish_id = (select max(id) from pricing.publishes) {filter}"
+    );
+    column(&db.client().await, &sql).await.into_iter().collect()
+}
+
+/// The reason an attempt failed, of a delivery whose subscription `filter`
+/// (SQL on `w`) keeps, once one is recorded.
+async fn recorded_error(owner: &tokio_postgres::Client, filter: &str) -> String {
+    let sql = format!(
+        "select d.last_error from pricing.webhook_deliveries as d
+         join pricing.webhooks as w on w.id = d.webhook_id
+         where d.last_error is not null {filter}
+         limit 1"
+    );
+    eventually(
+        "an attempt's failure recorded",
+        Duration::from_secs(60),
+        async || column::<String>(owner, &sql).await.pop(),
+    )
+    .await
 }
 
 fn event_id(hit: &Hit) -> i64 {
@@ -218,11 +242,7 @@ async fn a_publish_delivers_each_new_event_once_signed_and_retried_across_a_rest
     let key = free_key(&db).await;
     let (receiver, base) = Receiver::start(2).await;
     // the first attempts are recorded before the second comes due
-    let options = AppOptions {
-        webhooks: Some(settings(Duration::from_secs(2))),
-        ..AppOptions::default()
-    };
-    let app = data_app_with(&db, options.clone()).await;
+    let app = webhook_app(&db, settings(Duration::from_secs(2))).await;
 
     let all = subscribe(&app, &key, json!({"url": format!("{base}/all")})).await;
     let secret = all["data"]["secret"].as_str().expect("secret").to_owned();
@@ -250,19 +270,12 @@ async fn a_publish_delivers_each_new_event_once_signed_and_retried_across_a_rest
          and e.event_type in ('price_change', 'deprecation') and e.significance >= 13",
     )
     .await;
-    let listing: Vec<String> = db
-        .client()
-        .await
-        .query(
-            "select model_id || ' ' || event_type || ' ' || significance from pricing.events
-             where publish_id = (select max(id) from pricing.publishes) order by 1",
-            &[],
-        )
-        .await
-        .expect("events")
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let listing: Vec<String> = column(
+        &db.client().await,
+        "select model_id || ' ' || event_type || ' ' || significance from pricing.events
+         where publish_id = (select max(id) from pricing.publishes) order by 1",
+    )
+    .await;
     assert!(
         expected_all.len() > expected_watch.len() && !expected_watch.is_empty(),
         "{listing:#?}"
@@ -309,7 +322,7 @@ async fn a_publish_delivers_each_new_event_once_signed_and_retried_across_a_rest
     .await;
 
     // a new server takes up what is owed
-    let app = data_app_with(&db, options).await;
+    let app = webhook_app(&db, settings(Duration::from_secs(2))).await;
     eventually(
         "every delivery made",
         Duration::from_secs(120),
@@ -414,14 +427,11 @@ async fn a_private_destination_is_refused_without_the_operators_flag() {
     publish_fixture(&db, "snapshot-a.json").await;
     let key = free_key(&db).await;
     let (receiver, base) = Receiver::start(0).await;
-    let strict = AppOptions {
-        webhooks: Some(Settings {
-            allow_private: false,
-            ..settings(Duration::from_millis(200))
-        }),
-        ..AppOptions::default()
+    let strict = Settings {
+        allow_private: false,
+        ..settings(Duration::from_millis(200))
     };
-    let app = data_app_with(&db, strict.clone()).await;
+    let app = webhook_app(&db, strict.clone()).await;
     let port = free_port();
     for url in [
         format!("{base}/all"),
@@ -472,11 +482,7 @@ async fn a_private_destination_is_refused_without_the_operators_flag() {
 
     // registered where the flag was on; delivered where it is off: refused
     // by the resolver at the attempt, the receiver never reached
-    let lenient = AppOptions {
-        webhooks: Some(settings(Duration::from_millis(200))),
-        ..AppOptions::default()
-    };
-    let app = data_app_with(&db, lenient).await;
+    let app = webhook_app(&db, settings(Duration::from_millis(200))).await;
     let receiver_port = base.rsplit(':').next().expect("port");
     subscribe(
         &app,
@@ -485,21 +491,10 @@ async fn a_private_destination_is_refused_without_the_operators_flag() {
     )
     .await;
     drop(app);
-    let _app = data_app_with(&db, strict).await;
+    let _app = webhook_app(&db, strict).await;
     publish_fixture(&db, "snapshot-b.json").await;
     let owner = db.client().await;
-    let error = eventually("an attempt refused", Duration::from_secs(60), async || {
-        owner
-            .query_opt(
-                "select last_error from pricing.webhook_deliveries
-                 where attempts >= 1 and last_error is not null limit 1",
-                &[],
-            )
-            .await
-            .expect("deliveries")
-            .map(|r| r.get::<_, String>(0))
-    })
-    .await;
+    let error = recorded_error(&owner, "").await;
     assert!(error.contains("a loopback address"), "{error}");
     assert!(receiver.hits().is_empty(), "nothing reached the receiver");
 }
@@ -509,14 +504,7 @@ async fn an_announced_shutdown_is_recalled_90_30_and_7_days_ahead_to_the_documen
     let db = TestDb::new().await;
     publish_bundled(&db).await;
     let key = free_key(&db).await;
-    let app = data_app_with(
-        &db,
-        AppOptions {
-            webhooks: Some(settings(Duration::from_millis(200))),
-            ..AppOptions::default()
-        },
-    )
-    .await;
+    let app = webhook_app(&db, settings(Duration::from_millis(200))).await;
     let port = free_port();
     let made = subscribe(
         &app,
@@ -616,16 +604,11 @@ async fn an_announced_shutdown_is_recalled_90_30_and_7_days_ahead_to_the_documen
         assert_eq!(r["successor"], "openai:gpt-5.6-sol");
     }
     // the documented receiver verified each; a wrong secret would have been refused
-    let bodies: Vec<String> = owner
-        .query(
-            "select payload::text from pricing.webhook_deliveries order by id",
-            &[],
-        )
-        .await
-        .expect("payloads")
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let bodies: Vec<String> = column(
+        &owner,
+        "select payload::text from pricing.webhook_deliveries order by id",
+    )
+    .await;
     assert_eq!(bodies.len(), 3, "only o3's subscription was reminded");
     for body in &bodies {
         app.check_webhook("pricingEvent", body).await;
@@ -640,15 +623,12 @@ async fn a_slow_receiver_holds_its_own_slot_only() {
     let key = free_key(&db).await;
     let (receiver, base) = Receiver::start(0).await;
     // two slots, one-second attempts; a timed-out delivery waits 60 s
-    let app = data_app_with(
+    let app = webhook_app(
         &db,
-        AppOptions {
-            webhooks: Some(Settings {
-                slots: 2,
-                timeout: Duration::from_secs(1),
-                ..settings(Duration::from_secs(60))
-            }),
-            ..AppOptions::default()
+        Settings {
+            slots: 2,
+            timeout: Duration::from_secs(1),
+            ..settings(Duration::from_secs(60))
         },
     )
     .await;
@@ -687,24 +667,7 @@ async fn a_slow_receiver_holds_its_own_slot_only() {
         );
     }
     let owner = db.client().await;
-    let error = eventually(
-        "a timed-out attempt recorded",
-        Duration::from_secs(30),
-        async || {
-            owner
-                .query_opt(
-                    "select d.last_error from pricing.webhook_deliveries as d
-                 join pricing.webhooks as w on w.id = d.webhook_id
-                 where w.url like '%/slow' and d.last_error is not null
-                 limit 1",
-                    &[],
-                )
-                .await
-                .expect("deliveries")
-                .map(|r| r.get::<_, String>(0))
-        },
-    )
-    .await;
+    let error = recorded_error(&owner, "and w.url like '%/slow'").await;
     assert!(error.contains("timed out"), "{error}");
 }
 
@@ -714,14 +677,11 @@ async fn deliveries_are_claimed_one_per_subscription_within_the_keys_hourly_atte
     publish_fixture(&db, "snapshot-a.json").await;
     let key = free_key(&db).await;
     // a server without a worker: the test takes the worker's part in SQL
-    let app = data_app_with(
+    let app = webhook_app(
         &db,
-        AppOptions {
-            webhooks: Some(Settings {
-                deliver: false,
-                ..settings(Duration::from_secs(5))
-            }),
-            ..AppOptions::default()
+        Settings {
+            deliver: false,
+            ..settings(Duration::from_secs(5))
         },
     )
     .await;
@@ -759,16 +719,11 @@ async fn deliveries_are_claimed_one_per_subscription_within_the_keys_hourly_atte
     assert_eq!(one(claim).await, 0, "none while each has one in flight");
 
     // a failed attempt frees its subscription; a success is final
-    let leased: Vec<i64> = owner
-        .query(
-            "select id from pricing.webhook_deliveries where leased_until is not null order by id",
-            &[],
-        )
-        .await
-        .expect("leased")
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
+    let leased: Vec<i64> = column(
+        &owner,
+        "select id from pricing.webhook_deliveries where leased_until is not null order by id",
+    )
+    .await;
     let record = async |id: i64, delivered: bool| -> Option<String> {
         owner
             .query_one(

@@ -11,14 +11,16 @@ use serde_json::Value;
 use crate::access::Caller;
 use crate::error::{ApiError, ErrorCode};
 use crate::service::params::Query;
-use crate::service::{body, estimate, state};
+use crate::service::state;
 use crate::webhooks::{self, Webhooks};
 
 /// The largest subscription body read.
 const MAX_BODY_BYTES: usize = 16 * 1024;
 
-/// The id of the caller's key, and the server's webhooks.
-fn holder(depot: &Depot) -> Result<(i64, &Webhooks), ApiError> {
+/// Checks the query (nothing but `key`) and answers the id of the caller's
+/// key and the server's webhooks.
+fn holder<'d>(req: &Request, depot: &'d Depot) -> Result<(i64, &'d Webhooks), ApiError> {
+    Query::parse(req.uri().query(), &[])?;
     let Ok(Caller::Key(key)) = depot.get_typed::<Caller>() else {
         return Err(ApiError::new(
             ErrorCode::KeyRequired,
@@ -48,24 +50,9 @@ pub(super) async fn create(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    Query::parse(req.uri().query(), &[])?;
-    let (key, webhooks) = holder(depot)?;
-    if !super::endpoints::is_json(req) {
-        return Err(ApiError::validation(vec![estimate::item(
-            &[],
-            "content_type",
-            "the body must be JSON, sent with Content-Type: application/json",
-            None,
-        )]));
-    }
-    let bytes = body::read(req, MAX_BODY_BYTES).await?;
-    let created = webhooks::create(
-        webhooks,
-        &state(depot).control,
-        key,
-        estimate::parse_json(&bytes)?,
-    )
-    .await?;
+    let (key, webhooks) = holder(req, depot)?;
+    let body = super::endpoints::json_body(req, MAX_BODY_BYTES).await?;
+    let created = webhooks::create(webhooks, &state(depot).control, key, body).await?;
     send(res, StatusCode::CREATED, created);
     Ok(())
 }
@@ -76,8 +63,7 @@ pub(super) async fn list(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    Query::parse(req.uri().query(), &[])?;
-    let (key, webhooks) = holder(depot)?;
+    let (key, webhooks) = holder(req, depot)?;
     let listed = webhooks::list(webhooks, &state(depot).control, key).await?;
     send(res, StatusCode::OK, listed);
     Ok(())
@@ -89,8 +75,7 @@ pub(super) async fn delete(
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), ApiError> {
-    Query::parse(req.uri().query(), &[])?;
-    let (key, _) = holder(depot)?;
+    let (key, _) = holder(req, depot)?;
     let id = req.param::<String>("webhook_id").unwrap_or_default();
     let deleted = webhooks::delete(&state(depot).control, key, &id).await?;
     send(res, StatusCode::OK, deleted);
