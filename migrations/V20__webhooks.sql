@@ -6,7 +6,9 @@
 -- value), and the signing secret (`whsec_` and base64 of 32 random bytes; kept
 -- as is, since every delivery is signed with it; shown to the holder once).
 -- `seen_publish` is the newest publish whose events were matched against it:
--- a subscription is owed the events of later publishes only.
+-- a subscription is owed the events of later publishes only. `busy_until`:
+-- an attempt of one of its deliveries is in flight until then (one at a time,
+-- whichever server makes it).
 create table pricing.webhooks (
     id bigint generated always as identity primary key,
     key_id bigint not null references pricing.api_keys (id) on delete cascade,
@@ -17,6 +19,7 @@ create table pricing.webhooks (
     min_significance smallint not null default 0 check (min_significance between 0 and 100),
     secret text not null check (secret ~ '^whsec_[A-Za-z0-9+/]+=*$'),
     seen_publish bigint not null default 0,
+    busy_until timestamptz,
     created_at timestamptz not null default now()
 );
 create index webhooks_key_idx on pricing.webhooks (key_id, id);

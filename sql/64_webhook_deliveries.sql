@@ -135,10 +135,13 @@ $$;
 
 -- api.webhook_claim(slots, lease, per_key_hour): takes up to `slots` due
 -- deliveries for attempts, at most one per subscription and none of a
--- subscription with an attempt in flight (so a slow receiver holds one slot),
--- oldest first, skipping keys that made `per_key_hour` attempts this clock
--- hour and subscriptions another server is claiming. Each is leased for
--- `lease` and counted as an attempt. Returns what an attempt needs.
+-- subscription with an attempt in flight (its busy_until: so a slow receiver
+-- holds one slot, whichever server it is on), oldest first, skipping keys
+-- that made `per_key_hour` attempts this clock hour and subscriptions another
+-- server is claiming. Each delivery and its subscription are leased for
+-- `lease` and the attempt is counted. A delivery another server leased
+-- meanwhile is not taken (the lease is checked again on the row it updates).
+-- Returns what an attempt needs.
 create function api.webhook_claim(p_slots integer, p_lease interval, p_per_key_hour integer)
 returns table (
     delivery_id bigint, webhook_id bigint, url text, secret text, message_id text, body text,
@@ -153,10 +156,10 @@ begin
     with ready as (
         select w.id, w.key_id
         from pricing.webhooks as w
-        where exists (select from pricing.webhook_deliveries as d
-                      where d.webhook_id = w.id and d.status = 'pending' and d.next_attempt_at <= now())
-          and not exists (select from pricing.webhook_deliveries as d
-                          where d.webhook_id = w.id and d.status = 'pending' and d.leased_until > now())
+        where (w.busy_until is null or w.busy_until <= now())
+          and exists (select from pricing.webhook_deliveries as d
+                      where d.webhook_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
+                        and (d.leased_until is null or d.leased_until <= now()))
           and api._webhook_key_works(w.key_id)
           and coalesce((select a.attempts from pricing.webhook_attempts as a
                         where a.key_id = w.key_id and a.hour = v_hour), 0) < p_per_key_hour
@@ -167,22 +170,34 @@ begin
     picked as (
         select (select d.id from pricing.webhook_deliveries as d
                 where d.webhook_id = r.id and d.status = 'pending' and d.next_attempt_at <= now()
+                  and (d.leased_until is null or d.leased_until <= now())
                 order by d.next_attempt_at, d.id
                 limit 1) as id,
+               r.id as webhook_id,
                r.key_id
         from ready as r
-    ),
-    counted as (
-        insert into pricing.webhook_attempts as a (key_id, hour, attempts)
-        select p.key_id, v_hour, count(*) from picked as p group by p.key_id
-        on conflict (key_id, hour) do update set attempts = a.attempts + excluded.attempts
     ),
     leased as (
         update pricing.webhook_deliveries as d
         set leased_until = now() + p_lease, attempts = d.attempts + 1, last_attempt_at = now()
         from picked as p
-        where d.id = p.id
+        where d.id = p.id and d.status = 'pending'
+          and (d.leased_until is null or d.leased_until <= now())
         returning d.id, d.webhook_id, d.message_id, d.payload, d.attempts, d.created_at
+    ),
+    busy as (
+        update pricing.webhooks as w
+        set busy_until = now() + p_lease
+        from leased as l
+        where w.id = l.webhook_id
+    ),
+    counted as (
+        insert into pricing.webhook_attempts as a (key_id, hour, attempts)
+        select w.key_id, v_hour, count(*)
+        from leased as l
+        join pricing.webhooks as w on w.id = l.webhook_id
+        group by w.key_id
+        on conflict (key_id, hour) do update set attempts = a.attempts + excluded.attempts
     )
     select l.id, l.webhook_id, w.url, w.secret, l.message_id, l.payload::text, l.attempts, l.created_at
     from leased as l
@@ -192,30 +207,24 @@ end
 $$;
 
 -- api.webhook_record(delivery, delivered, http_status, error, retry_in,
--- give_up_after): the outcome of an attempt. Delivered: done, never sent
--- again. Otherwise another attempt after retry_in, but no later than
--- give_up_after past the delivery's creation; an attempt at or past that
--- time (or retry_in null) that fails leaves it `failed`. A delivery no longer
--- pending (or removed with its subscription) is left as it is. Returns the
--- status it has now (null when removed).
+-- give_up_after): the outcome of an attempt; its subscription is free for
+-- the next. Delivered: done, never sent again. Otherwise another attempt
+-- after retry_in, but no later than give_up_after past the delivery's
+-- creation; an attempt at or past that time (or retry_in null) that fails
+-- leaves it `failed`. A delivery no longer pending (or removed with its
+-- subscription) is left as it is. Returns the status it has now (null when
+-- removed).
 create function api.webhook_record(
     p_delivery bigint, p_delivered boolean, p_status integer, p_error text, p_retry_in interval,
     p_give_up_after interval
 )
 returns text
-language sql
+language plpgsql
 as $$
-    with outcome as (
-        select d.id,
-               case
-                   when p_delivered then 'delivered'
-                   when p_retry_in is null or now() >= d.created_at + p_give_up_after then 'failed'
-                   else 'pending'
-               end as status,
-               least(now() + p_retry_in, d.created_at + p_give_up_after) as next_attempt_at
-        from pricing.webhook_deliveries as d
-        where d.id = p_delivery and d.status = 'pending'
-    )
+declare
+    v_webhook bigint;
+    v_status text;
+begin
     update pricing.webhook_deliveries as d
     set status = o.status,
         last_status = p_status,
@@ -223,9 +232,26 @@ as $$
         leased_until = null,
         next_attempt_at = case when o.status = 'pending' then o.next_attempt_at else d.next_attempt_at end,
         finished_at = case when o.status <> 'pending' then now() end
-    from outcome as o
-    where d.id = o.id
-    returning d.status
+    from (
+        select x.id,
+               case
+                   when p_delivered then 'delivered'
+                   when p_retry_in is null or now() >= x.created_at + p_give_up_after then 'failed'
+                   else 'pending'
+               end as status,
+               least(now() + p_retry_in, x.created_at + p_give_up_after) as next_attempt_at
+        from pricing.webhook_deliveries as x
+        where x.id = p_delivery
+    ) as o
+    where d.id = o.id and d.status = 'pending'
+    returning d.webhook_id, d.status into v_webhook, v_status;
+    if v_webhook is null then
+        select d.webhook_id, d.status into v_webhook, v_status
+        from pricing.webhook_deliveries as d where d.id = p_delivery;
+    end if;
+    update pricing.webhooks as w set busy_until = null where w.id = v_webhook;
+    return v_status;
+end
 $$;
 
 -- api.webhook_sweep(keep): forgets finished deliveries older than `keep`
