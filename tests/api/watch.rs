@@ -171,7 +171,7 @@ async fn the_feeds_take_the_watch_list_and_carry_the_same_events() {
 
 #[tokio::test]
 async fn an_announced_shutdown_is_in_the_watch_list_ahead_with_its_successor() {
-    let (_db, app) = bundled().await;
+    let (db, app) = bundled().await;
     // OpenAI's deprecations page, notice of 2026-06-11: o3 leaves the API on
     // 2026-12-11, recommended replacement gpt-5.6-sol; the data is of 2026-11-12
     let body = app
@@ -188,6 +188,19 @@ async fn an_announced_shutdown_is_in_the_watch_list_ahead_with_its_successor() {
     assert_eq!(e["detail"]["announced"], "2026-06-11");
     assert_eq!(body["data"]["until"], "2026-12-31");
     assert!(e["published_at"].as_str().expect("published_at") < "2026-12-11");
+    // every shutdown published ahead is one a provider's page still gives
+    let unstated = db
+        .scalar_i64(
+            "select count(*) from pricing.events as e
+             where e.event_type = 'retirement'
+               and e.effective_date > (select max(as_of) from pricing.publishes)::date
+               and not exists (
+                   select from pricing.lifecycle_statements as l
+                   where l.model_id = e.model_id and l.channel = coalesce(e.channel, 'official')
+                     and l.shutdown = e.effective_date)",
+        )
+        .await;
+    assert_eq!(unstated, 0, "retirements ahead without a statement");
     // the deprecation that announced it names the same day
     let deprecation = app
         .call("/api/v1/changes?model=openai:o3&event_type=deprecation&since=2026-06-01&until=2026-06-30")
