@@ -7,10 +7,12 @@
 --   PRARG INVALID_ARGUMENT (400)   PRCUR INVALID_CURSOR (400)
 --   PRWIN WINDOW_TOO_LARGE (400)   PRMNF MODEL_NOT_FOUND (404)
 --   PRPNF PROVIDER_NOT_FOUND (404) PRNPD NO_PRICE_DATA (404)
---   PRNOD SERVICE_UNAVAILABLE (503)
+--   PRNOD SERVICE_UNAVAILABLE (503) PRWNF WEBHOOK_NOT_FOUND (404)
+--   PRLIM LIMIT_EXCEEDED (409)
 -- Raised by: PRARG here (_raise_invalid) and wherever a value is refused;
 -- PRCUR sql/23_cursors.sql; PRWIN sql/26_events.sql; PRMNF and PRPNF
--- sql/24_resolution.sql; PRNPD the price endpoints; PRNOD here (_served).
+-- sql/24_resolution.sql; PRNPD the price endpoints; PRNOD here (_served);
+-- PRWNF and PRLIM sql/39_webhooks.sql.
 -- Names start with an underscore: the web role may not call these helpers
 -- (sql/99_grants.sql); the public api functions run them with the owner's
 -- rights.

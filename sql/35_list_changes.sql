@@ -1,17 +1,20 @@
 -- api.list_changes(since, until, event_type, provider, min_significance, limit,
--- cursor): GET /api/v1/changes, and the public feeds /feeds/changes.xml and
--- /feeds/changes.json (same events, same filters). Returns
+-- cursor, models): GET /api/v1/changes, and the public feeds /feeds/changes.xml
+-- and /feeds/changes.json (same events, same filters). Returns
 --   {"as_of", "publish", "data": {"since", "until", "items"}, "pagination"}.
 -- Items: pricing.events (api._event_item), newest first: ordered by
 -- (effective_date, id) descending. The window filters effective_date: since
 -- defaults to until - 365 days, until to today (UTC); with until omitted,
--- already published future-dated events (scheduled price changes) are listed too.
--- Errors: PRWIN window over 365 days; PRARG since after until; PRPNF unknown
--- provider (did_you_mean); PRCUR bad cursor.
+-- already published future-dated events (scheduled price changes, shutdowns
+-- announced for a later day) are listed too. models: a watch list, the events
+-- of these models only (ids resolved like any model id; null = every model).
+-- Errors: PRWIN window over 365 days; PRARG since after until, or two entries
+-- of models naming one model; PRPNF unknown provider, PRMNF unknown model
+-- (did_you_mean); PRCUR bad cursor.
 -- Enums and ranges of the arguments: as the server checked them (docs/api.md).
 create function api.list_changes(
     p_since date, p_until date, p_event_type text, p_provider text, p_min_significance integer,
-    p_limit integer, p_cursor text
+    p_limit integer, p_cursor text, p_models text[] default null
 )
 returns jsonb
 language plpgsql stable
@@ -20,6 +23,7 @@ declare
     v_served record;
     v_type text := nullif(coalesce(p_event_type, 'all'), 'all');
     v_provider text;
+    v_models text[];
     v_min integer := coalesce(p_min_significance, 0);
     v_window record;
     v_filters jsonb;
@@ -33,11 +37,14 @@ begin
     if p_provider is not null then
         v_provider := api._resolve_provider(p_provider);
     end if;
+    if p_models is not null then
+        v_models := api._resolve_models(p_models, 'model', 'a comma-separated list of up to 50 models, each once');
+    end if;
     select * into v_window from api._window(p_since, p_until);
 
     v_filters := jsonb_build_object(
         'since', v_window.lower, 'until', v_window.upper, 'event_type', v_type,
-        'provider', v_provider, 'min_significance', v_min);
+        'provider', v_provider, 'min_significance', v_min, 'model', to_jsonb(v_models));
     v_key := api._cursor_read('changes', v_served.id, v_filters, p_cursor);
 
     -- The events that pass the filters (w), counted, and the ids of the page
@@ -53,6 +60,7 @@ begin
               and ($3::text is null or e.event_type::text = $3)
               and ($4::text is null or e.provider = $4)
               and e.significance >= $5
+              and ($8::text[] is null or e.model_id = any ($8))
         )
         select (select count(*) from w),
                array(select w.id
@@ -62,7 +70,7 @@ begin
                      limit $7)
     $q$
     into v_total, v_ids
-    using v_window.lower, v_window.upper, v_type, v_provider, v_min, v_key, p_limit + 1;
+    using v_window.lower, v_window.upper, v_type, v_provider, v_min, v_key, p_limit + 1, v_models;
 
     -- The items of the page, and the key of its last event when there is a
     -- next page.

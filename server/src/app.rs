@@ -69,11 +69,23 @@ impl App {
             .listen
             .clone()
             .map(|config| tokio::spawn(self.state.cache.clone().listen(config)));
+        let (stop_webhooks, webhooks_stopped) = tokio::sync::oneshot::channel();
+        let webhooks = self
+            .state
+            .webhooks
+            .clone()
+            .filter(|webhooks| webhooks.settings.deliver)
+            .map(|webhooks| tokio::spawn(crate::webhooks::worker::run(webhooks, webhooks_stopped)));
         let loopback = self.addr.ip().is_loopback();
         let server = server.serve(service(self.state, &self.demo_dir, loopback));
         accountant.upkeep_while(server).await;
         if let Some(listener) = listener {
             listener.abort();
+        }
+        if let Some(webhooks) = webhooks {
+            // Attempts in flight end within their timeout and are recorded.
+            let _ = stop_webhooks.send(());
+            let _ = webhooks.await;
         }
     }
 }

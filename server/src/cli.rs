@@ -18,6 +18,7 @@ use crate::store::cluster::{self, LocalCluster, Supervision};
 use crate::store::db;
 use crate::sync;
 use crate::telemetry::LogFormat;
+use crate::webhooks::{self, Webhooks};
 
 /// The Model Pricing Service.
 #[derive(Debug, Parser)]
@@ -348,6 +349,14 @@ struct ServeArgs {
     sync_every: Option<Duration>,
     #[command(flatten)]
     sync: SyncArgs,
+    /// Let webhooks go to loopback, private and link-local addresses, and over plain http
+    /// (for tests and private deployments; docs/webhooks.md, "Safety").
+    #[arg(long, env = "PRICING_WEBHOOK_ALLOW_PRIVATE")]
+    webhook_allow_private: bool,
+    /// Send no webhooks from this server (subscriptions are still kept; another server on the
+    /// database delivers them).
+    #[arg(long, env = "PRICING_NO_WEBHOOK_DELIVERY")]
+    no_webhook_delivery: bool,
 }
 
 /// Runs the parsed command.
@@ -671,6 +680,14 @@ async fn serve(
         .iter()
         .map(|url| db::replica_pool(url, args.pool_size))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let webhooks = Webhooks::new(
+        webhooks::Settings {
+            deliver: !args.no_webhook_delivery,
+            allow_private: args.webhook_allow_private,
+            ..webhooks::Settings::default()
+        },
+        db::webhook_pool(&config)?,
+    );
     let mut state = AppState::new(pool, args.trusted_proxies.clone());
     if let Some(url) = &args.public_url {
         state = state.with_public_url(url);
@@ -682,6 +699,7 @@ async fn serve(
         &args.listen,
         state
             .with_control_pool(control)
+            .with_webhooks(webhooks)
             .with_read_replicas(replicas)
             .with_response_cache(
                 config.clone(),

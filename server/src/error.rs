@@ -62,6 +62,12 @@ pub enum ErrorCode {
     RateLimited,
     /// The request body did not arrive in time (408; the connection is closed).
     RequestTimeout,
+    /// An endpoint for key holders was called without a key (401).
+    KeyRequired,
+    /// The key holder has no webhook subscription with this id (404).
+    WebhookNotFound,
+    /// A per-key limit (webhook subscriptions) is reached (409).
+    LimitExceeded,
 }
 
 impl ErrorCode {
@@ -82,15 +88,20 @@ impl ErrorCode {
             Self::InvalidApiKey => "INVALID_API_KEY",
             Self::RateLimited => "RATE_LIMITED",
             Self::RequestTimeout => "REQUEST_TIMEOUT",
+            Self::KeyRequired => "KEY_REQUIRED",
+            Self::WebhookNotFound => "WEBHOOK_NOT_FOUND",
+            Self::LimitExceeded => "LIMIT_EXCEEDED",
         }
     }
 
     /// The HTTP status that goes with the code.
     pub fn status(self) -> StatusCode {
         match self {
-            Self::ModelNotFound | Self::ProviderNotFound | Self::NoPriceData | Self::NotFound => {
-                StatusCode::NOT_FOUND
-            }
+            Self::ModelNotFound
+            | Self::ProviderNotFound
+            | Self::NoPriceData
+            | Self::NotFound
+            | Self::WebhookNotFound => StatusCode::NOT_FOUND,
             Self::InvalidCursor | Self::WindowTooLarge | Self::InvalidArgument => {
                 StatusCode::BAD_REQUEST
             }
@@ -98,7 +109,8 @@ impl ErrorCode {
             Self::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            Self::InvalidApiKey => StatusCode::UNAUTHORIZED,
+            Self::InvalidApiKey | Self::KeyRequired => StatusCode::UNAUTHORIZED,
+            Self::LimitExceeded => StatusCode::CONFLICT,
             Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         }
@@ -114,6 +126,8 @@ impl ErrorCode {
             "PRPNF" => Self::ProviderNotFound,
             "PRNPD" => Self::NoPriceData,
             "PRNOD" => Self::ServiceUnavailable,
+            "PRWNF" => Self::WebhookNotFound,
+            "PRLIM" => Self::LimitExceeded,
             _ => return None,
         })
     }

@@ -5,8 +5,9 @@
 //! a transport, `http` (REST) or `mcp`, which runs an operation of `service`,
 //! which calls one `api` function through `store`; `access` decides who is
 //! calling and whether they may. A snapshot goes through `publish` into the
-//! database; `sync` builds one from the sources' newest releases. `cli` is the
-//! command on top.
+//! database; `sync` builds one from the sources' newest releases; `webhooks`
+//! sends the events of each publish to the subscriptions of key holders. `cli`
+//! is the command on top.
 
 pub mod access;
 pub mod app;
@@ -19,5 +20,6 @@ pub mod service;
 pub mod store;
 pub mod sync;
 pub mod telemetry;
+pub mod webhooks;
 
 pub use app::App;

@@ -168,7 +168,7 @@ async fn changes_reject_bad_filters_by_name() {
         ("min_significance=101", "min_significance"),
         ("min_significance=-1", "min_significance"),
         ("limit=0", "limit"),
-        ("model=openai:o3", "model"),
+        ("models=openai:o3", "models"),
     ] {
         let body = app
             .call(&format!("/api/v1/changes?{query}"))

@@ -119,6 +119,31 @@ impl Contract {
         );
     }
 
+    /// Checks the body of a delivery of the webhook `name` (the document's
+    /// top-level `webhooks`) against its request body schema.
+    pub fn check_webhook(&self, name: &str, body: &str) {
+        let pointer = format!(
+            "/webhooks/{}/post/requestBody/content/application~1json/schema",
+            token(name)
+        );
+        assert!(
+            self.doc.pointer(&pointer).is_some(),
+            "webhook {name}: no request body schema in openapi.json"
+        );
+        let instance: Value = serde_json::from_str(body)
+            .unwrap_or_else(|e| panic!("webhook {name}: body is not JSON ({e}): {body}"));
+        let errors: Vec<String> = self
+            .validator(&pointer)
+            .iter_errors(&instance)
+            .map(|e| format!("  at {}: {e}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "webhook {name}: the delivery breaks openapi.json:\n{}\nbody: {body}",
+            errors.join("\n")
+        );
+    }
+
     /// The compiled schema at `pointer`, with the whole document as the root
     /// so that its `#/components/...` references resolve.
     fn validator(&self, pointer: &str) -> Arc<Validator> {

@@ -266,6 +266,8 @@ pub struct AppOptions {
     pub response_cache: bool,
     /// `--public-url`.
     pub public_url: Option<String>,
+    /// Webhooks with these settings: the endpoints and a delivery worker.
+    pub webhooks: Option<pricing::webhooks::Settings>,
 }
 
 impl TestApp {
@@ -290,6 +292,10 @@ impl TestApp {
         }
         if let Some(url) = &options.public_url {
             state = state.with_public_url(url);
+        }
+        if let Some(settings) = options.webhooks {
+            let pool = pricing::store::db::webhook_pool(config).expect("webhook pool");
+            state = state.with_webhooks(pricing::webhooks::Webhooks::new(settings, pool));
         }
         Self::spawn_on(state, options.key_cache_ttl).await
     }
@@ -369,6 +375,33 @@ impl TestApp {
             headers,
             text,
         }
+    }
+
+    /// Checks a webhook delivery's body against the served document's `webhooks`.
+    pub async fn check_webhook(&self, name: &str, body: &str) {
+        self.contract().await.check_webhook(name, body);
+    }
+
+    /// DELETE `path` with extra headers, checked against the contract.
+    pub async fn delete_with(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut request = self.http.delete(self.url(path));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send("DELETE", path, request).await
+    }
+
+    /// POST a JSON body with extra headers, checked against the contract.
+    pub async fn post_json_with(&self, path: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut request = self
+            .http
+            .post(self.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_owned());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send("POST", path, request).await
     }
 
     /// GET `path`, checked against the contract.

@@ -40,3 +40,5 @@ mod sql_functions;
 mod sync;
 mod truth;
 mod unavailable;
+mod watch;
+mod webhooks;

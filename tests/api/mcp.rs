@@ -100,8 +100,9 @@ fn twins() -> Vec<(Value, &'static str, Option<Value>)> {
             Some(cost),
         ),
         (
-            json!({"tool": "pricing_recent_changes", "arguments": {"limit": 5, "min_significance": 10}}),
-            "/api/v1/changes?limit=5&min_significance=10",
+            json!({"tool": "pricing_recent_changes",
+                   "arguments": {"limit": 5, "min_significance": 10, "model": ["openai:o3", "openai:gpt-4.1"]}}),
+            "/api/v1/changes?limit=5&min_significance=10&model=openai:o3,openai:gpt-4.1",
             None,
         ),
     ]
@@ -169,6 +170,10 @@ fn invalid_calls() -> Vec<(Value, &'static str)> {
         (
             json!({"tool": "pricing_list_models", "arguments": {"kind": ["llm"]}}),
             "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"tool": "pricing_recent_changes", "arguments": {"model": ["openai:o3", "openai:o33x"]}}),
+            "MODEL_NOT_FOUND",
         ),
     ]
     .into_iter()

@@ -73,13 +73,16 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
         ("/feeds/changes.xml", "get"),
         ("/feeds/changes.json", "get"),
         ("/dumps/prices.csv", "get"),
+        ("/api/v1/webhooks", "get"),
+        ("/api/v1/webhooks", "post"),
+        ("/api/v1/webhooks/{webhook_id}", "delete"),
     ] {
         assert!(paths.contains(&path), "{path} documented");
         assert!(doc["paths"][path][method].is_object(), "{method} {path}");
     }
     assert_eq!(
         paths.len(),
-        14,
+        16,
         "no path the server does not serve: {paths:?}"
     );
     for header in [
@@ -167,7 +170,9 @@ async fn every_example_in_the_document_obeys_its_own_schema() {
                         continue;
                     };
                     for example in examples.values() {
-                        let concrete = path.replace("{model_id}", "openai:o3");
+                        let concrete = path
+                            .replace("{model_id}", "openai:o3")
+                            .replace("{webhook_id}", "7");
                         contract.check(
                             &method.to_uppercase(),
                             &concrete,
@@ -179,6 +184,15 @@ async fn every_example_in_the_document_obeys_its_own_schema() {
                     }
                 }
             }
+        }
+    }
+    // the bodies of the webhooks (the top-level `webhooks` of OpenAPI 3.1)
+    for (name, item) in doc["webhooks"].as_object().expect("webhooks") {
+        let body = &item["post"]["requestBody"]["content"]["application/json"];
+        let examples = body["examples"].as_object().expect("webhook examples");
+        for example in examples.values() {
+            contract.check_webhook(name, &example["value"].to_string());
+            checked += 1;
         }
     }
     assert!(checked >= 10, "examples checked: {checked}");

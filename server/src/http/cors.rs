@@ -12,8 +12,9 @@ use salvo::http::header::{
 use salvo::http::{Method, StatusCode};
 use salvo::prelude::*;
 
-/// The methods the service answers (POST on /api/v1/estimate only).
-const METHODS: &str = "GET, HEAD, POST, OPTIONS";
+/// The methods the service answers (POST on /api/v1/estimate, /api/v1/cost
+/// and /api/v1/webhooks, DELETE on a webhook subscription).
+const METHODS: &str = "GET, HEAD, POST, DELETE, OPTIONS";
 /// The request headers a page may send: a key, a JSON body, a revalidation.
 const REQUEST_HEADERS: &str = "X-API-Key, Authorization, Content-Type, If-None-Match";
 /// The response headers a page may read besides the CORS-safelisted ones.

@@ -5,6 +5,7 @@
 
 use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use salvo::prelude::*;
+use serde_json::Value;
 
 use super::cache::send_envelope;
 use crate::error::ApiError;
@@ -88,6 +89,19 @@ fn is_json(req: &Request) -> bool {
         })
 }
 
+/// A POST's body: JSON sent as such (422 otherwise), at most `max` bytes.
+pub(super) async fn json_body(req: &mut Request, max: usize) -> Result<Value, ApiError> {
+    if !is_json(req) {
+        return Err(ApiError::validation(vec![estimate::item(
+            &[],
+            "content_type",
+            "the body must be JSON, sent with Content-Type: application/json",
+            None,
+        )]));
+    }
+    estimate::parse_json(&body::read(req, max).await?)
+}
+
 /// A POST endpoint of the table of operations: a JSON body in, the envelope out, never cached.
 pub(super) struct PostEndpoint(pub(super) Post);
 
@@ -100,19 +114,8 @@ impl Answer for PostEndpoint {
         res: &mut Response,
     ) -> Result<(), ApiError> {
         Query::parse(req.uri().query(), &[])?;
-        if !is_json(req) {
-            return Err(ApiError::validation(vec![estimate::item(
-                &[],
-                "content_type",
-                "the body must be JSON, sent with Content-Type: application/json",
-                None,
-            )]));
-        }
-        let bytes = body::read(req, MAX_BODY_BYTES).await?;
-        let envelope = self
-            .0
-            .run(state(depot), estimate::parse_json(&bytes)?)
-            .await?;
+        let body = json_body(req, MAX_BODY_BYTES).await?;
+        let envelope = self.0.run(state(depot), body).await?;
         let _ = res.add_header(CACHE_CONTROL, "no-store", true);
         res.render(Json(envelope));
         Ok(())

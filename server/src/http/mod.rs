@@ -1,5 +1,5 @@
 //! The REST transport: the routes over the service's operations, the public
-//! feeds and dump, health, the browser pages, and the hoops of every request
+//! feeds and dump, health, webhook subscriptions, the browser pages, and the hoops of every request
 //! (access log, CORS, the JSON error catcher) that `crate::app` mounts.
 
 pub(crate) mod bounds;
@@ -11,6 +11,7 @@ mod endpoints;
 mod feeds;
 mod health;
 mod keys;
+mod webhooks;
 
 pub use demo::DEFAULT_DEMO_DIR;
 
@@ -56,7 +57,13 @@ pub fn router(demo_dir: &Path) -> Router {
                 .push(Router::with_path("openapi.json").push(read(endpoints::openapi)))
                 .push(Router::with_path("keys").post(keys::issue_key))
                 .push(data)
-                .push(posts),
+                .push(posts)
+                .push(
+                    Router::with_path("webhooks")
+                        .push(read(webhooks::list))
+                        .post(webhooks::create)
+                        .push(Router::with_path("{webhook_id}").delete(webhooks::delete)),
+                ),
         )
         .push(
             Router::new()

@@ -8,6 +8,7 @@ use super::vocab::EVENT_TYPES;
 use crate::error::ApiError;
 
 pub const PARAMS: &[&str] = &[
+    "model",
     "since",
     "until",
     "event_type",
@@ -21,9 +22,13 @@ pub const PARAMS: &[&str] = &[
 /// cursor aside, since a feed is one page, the newest.
 pub const FEED_PARAMS: &[&str] = PARAMS.split_last().expect("PARAMS is not empty").1;
 
+/// The most models a watch list (`model`) names.
+pub const MAX_WATCHED: usize = 50;
+
 /// The filters of the changes feed, shared with the public feeds.
 #[derive(Debug)]
 pub(crate) struct Filters<'q> {
+    models: Option<Vec<String>>,
     since: Option<time::Date>,
     until: Option<time::Date>,
     event_type: Option<&'q str>,
@@ -37,6 +42,7 @@ impl<'q> Filters<'q> {
     /// Reads the filters; `default_limit` differs between the API and the feeds.
     pub(crate) fn parse(q: &'q Query, default_limit: i32) -> Result<Self, ApiError> {
         Ok(Self {
+            models: watch_list(q)?,
             since: q.date("since")?,
             until: q.date("until")?,
             event_type: q.one_of("event_type", EVENT_TYPES)?,
@@ -57,7 +63,7 @@ impl<'q> Filters<'q> {
         call_json(
             state,
             "select api.list_changes($1::date, $2::date, $3::text, $4::text, $5::int4, $6::int4, \
-             $7::text)",
+             $7::text, $8::text[])",
             &[
                 &self.since,
                 &self.until,
@@ -66,10 +72,30 @@ impl<'q> Filters<'q> {
                 &self.min_significance,
                 &self.limit,
                 &self.cursor,
+                &self.models,
             ],
         )
         .await
     }
+}
+
+/// The watch list of `model`: 1 to [`MAX_WATCHED`] model ids or aliases
+/// (resolved by `api.list_changes`).
+fn watch_list(q: &Query) -> Result<Option<Vec<String>>, ApiError> {
+    let models = q.ids("model")?;
+    if let Some(models) = &models
+        && models.len() > MAX_WATCHED
+    {
+        return Err(ApiError::invalid(
+            "model",
+            format!(
+                "`model` names {} models; a watch list holds at most {MAX_WATCHED}",
+                models.len()
+            ),
+            &format!("a comma-separated list of up to {MAX_WATCHED} model ids"),
+        ));
+    }
+    Ok(models)
 }
 
 /// `api.list_changes` for the parameters of `GET /api/v1/changes`.

@@ -138,9 +138,10 @@ pub const OPERATIONS: &[Operation] = &[
         method: "get",
         params: changes::PARAMS,
         description: "The feed of published pricing and lifecycle events (price changes, scheduled changes, \
-            launches, deprecations, retirements, limit changes) with significance scores 0-100, newest first; \
-            filter by window (at most 365 days), type, provider and minimum significance. Use it to learn what \
-            changed recently. Twin of GET /api/v1/changes.",
+            launches, deprecations, retirements, limit changes) with significance scores 0-100, newest first, \
+            shutdowns announced for a later day included ahead with their successor; filter by window (at most \
+            365 days), type, provider, a watch list of up to 50 models (`model`) and minimum significance. Use it \
+            to learn what changed recently, or what is coming for the models you use. Twin of GET /api/v1/changes.",
     },
 ];
 

@@ -12,6 +12,7 @@ use super::cache;
 use crate::access::Access;
 use crate::access::net::Cidr;
 use crate::store::reads::Reads;
+use crate::webhooks::Webhooks;
 
 /// What every handler can reach, injected into the depot.
 #[derive(Debug, Clone)]
@@ -39,6 +40,9 @@ pub struct AppState {
     pub(crate) openapi: bytes::Bytes,
     /// The embedded cluster's supervision, when the server runs on it.
     pub(crate) embedded: Option<Arc<crate::store::cluster::Supervision>>,
+    /// Webhook subscriptions and their delivery worker; `None`: the webhook
+    /// endpoints answer 503 and nothing is delivered by this server.
+    pub(crate) webhooks: Option<Webhooks>,
 }
 
 impl AppState {
@@ -57,6 +61,7 @@ impl AppState {
             public_url_configured: false,
             openapi: bytes::Bytes::from_static(super::OPENAPI_JSON.as_bytes()),
             embedded: None,
+            webhooks: None,
         }
     }
 
@@ -119,6 +124,18 @@ impl AppState {
     pub fn with_read_replicas(mut self, replicas: Vec<(String, Pool)>) -> Self {
         self.reads = Arc::new(Reads::new(self.reads.primary().clone()).with_replicas(replicas));
         self
+    }
+
+    /// The same state with webhooks: the endpoints, and a delivery worker
+    /// while the server runs.
+    pub fn with_webhooks(mut self, webhooks: Webhooks) -> Self {
+        self.webhooks = Some(webhooks);
+        self
+    }
+
+    /// The webhooks of this server, if it has them.
+    pub fn webhooks(&self) -> Option<&Webhooks> {
+        self.webhooks.as_ref()
     }
 
     /// Key resolution and quota accounting, also for channels other than REST (MCP).

@@ -69,6 +69,10 @@ const API_SQL: &[(&str, &str)] = &[
         include_str!("../../../sql/38_last_sync.sql"),
     ),
     (
+        "39_webhooks.sql",
+        include_str!("../../../sql/39_webhooks.sql"),
+    ),
+    (
         "50_publish.sql",
         include_str!("../../../sql/50_publish.sql"),
     ),
@@ -93,6 +97,10 @@ const API_SQL: &[(&str, &str)] = &[
     (
         "64_issue_key_on_request.sql",
         include_str!("../../../sql/64_issue_key_on_request.sql"),
+    ),
+    (
+        "65_webhook_deliveries.sql",
+        include_str!("../../../sql/65_webhook_deliveries.sql"),
     ),
     ("99_grants.sql", include_str!("../../../sql/99_grants.sql")),
 ];
@@ -143,6 +151,16 @@ pub const CONTROL_POOL_SIZE: usize = 6;
 /// cannot starve it; same role and settings as [`web_pool`].
 pub fn control_pool(config: &Config) -> anyhow::Result<Pool> {
     role_pool(config, CONTROL_POOL_SIZE, "pricing-control")
+}
+
+/// Connections of the webhook delivery worker: its rounds and the records of
+/// its attempts, apart from the request and control pools.
+pub const WEBHOOK_POOL_SIZE: usize = 2;
+
+/// The webhook delivery worker's pool (see [`crate::webhooks::worker`]); same
+/// role and settings as [`web_pool`].
+pub fn webhook_pool(config: &Config) -> anyhow::Result<Pool> {
+    role_pool(config, WEBHOOK_POOL_SIZE, "pricing-webhooks")
 }
 
 fn role_pool(config: &Config, max_size: usize, application_name: &str) -> anyhow::Result<Pool> {
