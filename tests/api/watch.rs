@@ -179,8 +179,17 @@ async fn an_announced_shutdown_is_in_the_watch_list_ahead_with_its_successor() {
         .await
         .expect(200)
         .json();
+    // ... and Microsoft's retirement schedule ends o3 on Azure on 2026-11-19
+    // (tools/dataset/notices/azure.json), ahead too, newest first
     let events = items(&body);
-    assert_eq!(events.len(), 1, "{body}");
+    assert_eq!(events.len(), 2, "{body}");
+    assert_eq!(
+        (&events[1]["channel"], &events[1]["effective_date"]),
+        (
+            &serde_json::json!("azure"),
+            &serde_json::json!("2026-11-19")
+        )
+    );
     let e = &events[0];
     assert_eq!(e["effective_date"], "2026-12-11");
     assert_eq!(e["channel"], "official");

@@ -556,8 +556,18 @@ async fn an_announced_shutdown_is_recalled_90_30_and_7_days_ahead_to_the_documen
 
     // OpenAI's notice of 2026-06-11: o3 leaves the API on 2026-12-11. The
     // worker makes reminders by today's date; here they are made for chosen
-    // days, as the worker would on them.
+    // days, as the worker would on them. Only OpenAI's own statement is kept
+    // in this test's database, so that the stages are those of one shutdown
+    // (Azure's schedule ends o3 there on 2026-11-19, with stages of its own).
     let owner = db.client().await;
+    owner
+        .execute(
+            "delete from pricing.lifecycle_statements
+             where model_id = 'openai:o3' and channel <> 'official'",
+            &[],
+        )
+        .await
+        .expect("keep OpenAI's statement of o3 only");
     let remind = async |day: &str| -> i32 {
         owner
             .query_one(
