@@ -296,6 +296,15 @@ struct ServeArgs {
     /// Comma-separated CIDR blocks whose X-Forwarded-For is trusted for the client IP.
     #[arg(long, env = "PRICING_TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<Cidr>,
+    /// Comma-separated CIDR blocks of the clients that may read GET /metrics (the
+    /// client address as for quotas: the peer, or X-Forwarded-For from a trusted proxy).
+    #[arg(
+        long,
+        env = "PRICING_METRICS_FROM",
+        value_delimiter = ',',
+        default_values_t = crate::access::net::LOOPBACK
+    )]
+    metrics_from: Vec<Cidr>,
     /// Connections in the request pool (and in each read replica's).
     #[arg(long, env = "PRICING_POOL_SIZE", default_value_t = 16)]
     pool_size: usize,
@@ -622,6 +631,7 @@ async fn serve(config: Config, args: &ServeArgs) -> anyhow::Result<()> {
         AppState::new(pool, args.trusted_proxies.clone())
             .with_control_pool(control)
             .with_read_replicas(replicas)
+            .with_metrics_from(args.metrics_from.clone())
             .with_response_cache(
                 config.clone(),
                 cache::Limits {

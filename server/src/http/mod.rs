@@ -9,6 +9,8 @@ mod dumps;
 mod endpoints;
 mod feeds;
 mod health;
+mod llms;
+pub mod metrics;
 
 pub use demo::DEFAULT_DEMO_DIR;
 
@@ -26,8 +28,8 @@ use crate::service::cache;
 use crate::service::operations::{Kind, OPERATIONS};
 
 /// The REST routes (and the browser pages): the GET of every read operation
-/// of the service, the estimate, health, the OpenAPI document, the public
-/// feeds and the CSV dump.
+/// of the service, the estimate, health, the metrics, the OpenAPI document,
+/// `/llms.txt`, the public feeds and the CSV dump.
 pub fn router(demo_dir: &Path) -> Router {
     // The data endpoints answer from the response cache when they can.
     let mut data = Router::new().hoop(cache::response_cache);
@@ -36,10 +38,21 @@ pub fn router(demo_dir: &Path) -> Router {
         let path = operation.path.trim_start_matches("/api/v1/");
         match operation.kind {
             Kind::Read(op) => {
-                data = data.push(Router::with_path(path).push(read(Answering(Endpoint {
+                let endpoint = read(Answering(Endpoint {
                     operation,
                     read: op,
-                }))));
+                }));
+                data = data.push(match path.split_once("{model_id}") {
+                    // The id may span segments: the whole rest of the path,
+                    // this operation's when it is its suffix that it ends with.
+                    Some((prefix, _)) => Router::with_path(format!("{prefix}{{*+model_path}}"))
+                        .filter_fn(move |req, _| {
+                            endpoints::model_operation(req.uri().path())
+                                .is_some_and(|(asked, _)| std::ptr::eq(asked, operation))
+                        })
+                        .push(endpoint),
+                    None => Router::with_path(path).push(endpoint),
+                });
             }
             Kind::Post(post) => {
                 posts = posts
@@ -49,6 +62,8 @@ pub fn router(demo_dir: &Path) -> Router {
     }
     Router::new()
         .push(Router::with_path("healthz").push(read(health::healthz)))
+        .push(Router::with_path("metrics").push(read(metrics::metrics)))
+        .push(Router::with_path("llms.txt").push(read(llms::llms_txt)))
         .push(
             Router::with_path("api/v1")
                 .push(Router::with_path("health").push(read(health::health)))

@@ -384,15 +384,10 @@ impl ResponseCache {
     }
 }
 
-/// The cache key: host (the feeds link to it), path and query parameters
-/// sorted, the `key` parameter left out.
+/// The cache key: host (the feeds link to it), path and the query in its
+/// canonical form (names sorted, a list's repeated keys joined, the `key`
+/// parameter left out: [`super::params::canonical_query`]).
 fn cache_key(req: &Request) -> String {
-    let mut pairs: Vec<(String, String)> =
-        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
-            .filter(|(name, _)| name != "key")
-            .map(|(n, v)| (n.into_owned(), v.into_owned()))
-            .collect();
-    pairs.sort();
     let host = req
         .headers()
         .get(HOST)
@@ -400,11 +395,9 @@ fn cache_key(req: &Request) -> String {
     let mut key = String::from_utf8_lossy(host).into_owned();
     key.push_str(req.uri().path());
     key.push('?');
-    key.push_str(
-        &form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(pairs)
-            .finish(),
-    );
+    key.push_str(&super::params::canonical_query(
+        req.uri().query().unwrap_or(""),
+    ));
     key
 }
 

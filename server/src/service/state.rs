@@ -10,7 +10,7 @@ use salvo::Depot;
 
 use super::cache;
 use crate::access::Access;
-use crate::access::net::Cidr;
+use crate::access::net::{Cidr, LOOPBACK};
 use crate::store::reads::Reads;
 
 /// What every handler can reach, injected into the depot.
@@ -28,6 +28,8 @@ pub struct AppState {
     pub(crate) access: Access,
     pub(crate) cache: Arc<cache::ResponseCache>,
     pub(crate) listen: Option<tokio_postgres::Config>,
+    /// The client addresses `GET /metrics` answers (`--metrics-from`).
+    pub(crate) metrics_from: Arc<[Cidr]>,
 }
 
 impl AppState {
@@ -42,6 +44,7 @@ impl AppState {
             started: Instant::now(),
             cache: Arc::new(cache::ResponseCache::new(cache::Limits::default())),
             listen: None,
+            metrics_from: LOOPBACK.into(),
         }
     }
 
@@ -79,6 +82,13 @@ impl AppState {
     /// (name, pool) as well (see [`crate::store::reads`]).
     pub fn with_read_replicas(mut self, replicas: Vec<(String, Pool)>) -> Self {
         self.reads = Arc::new(Reads::new(self.reads.primary().clone()).with_replicas(replicas));
+        self
+    }
+
+    /// The same state with `GET /metrics` answering these client addresses
+    /// instead of [`LOOPBACK`].
+    pub fn with_metrics_from(mut self, allowed: Vec<Cidr>) -> Self {
+        self.metrics_from = allowed.into();
         self
     }
 
