@@ -6,14 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestDb, data_app, publish_bundled};
-
-async fn bundled() -> (TestDb, TestApp) {
-    let db = TestDb::new().await;
-    publish_bundled(&db).await;
-    let app = data_app(&db).await;
-    (db, app)
-}
+use crate::helpers::{TestApp, bundled_app};
 
 /// `data` of a 200 answer of POST /api/v1/cost for `body`.
 async fn cost(app: &TestApp, body: &Value) -> Value {
@@ -46,7 +39,7 @@ fn item(component: &str, tokens: u64, rate: &str, cost: &str) -> (String, u64, S
 
 #[tokio::test]
 async fn real_usage_records_are_billed_at_the_published_rates() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
 
     // An Anthropic Messages API usage object (Claude Sonnet 4.5; Anthropic's
     // pricing page: input $3, 5-minute cache write $3.75, 1-hour write $6,
@@ -124,7 +117,7 @@ async fn real_usage_records_are_billed_at_the_published_rates() {
 
 #[tokio::test]
 async fn what_the_data_does_not_cover_is_an_error_never_zero() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
     let usage = json!({"prompt_tokens": 10, "completion_tokens": 5});
     for (body, status, code) in [
         (
@@ -187,7 +180,7 @@ async fn what_the_data_does_not_cover_is_an_error_never_zero() {
 
 #[tokio::test]
 async fn an_estimate_prices_context_tiers_cache_writes_and_service_tiers() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
     let estimate = |body: Value| {
         let app = &app;
         async move {
@@ -258,7 +251,7 @@ async fn an_estimate_prices_context_tiers_cache_writes_and_service_tiers() {
 
 #[tokio::test]
 async fn a_promotional_price_says_until_when_in_the_card_dump_estimate_and_cost() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
     // Google's page of 2026-08-13: "Gemini 3.7 Flash will be available at an introductory price
     // of $0.75/1M input tokens and $3.75/1M output tokens ... Introductory pricing expires on
     // December 31, 2026; after, $1.50/1M input tokens and $7.50/1M output tokens will apply."
@@ -364,7 +357,7 @@ async fn a_promotional_price_says_until_when_in_the_card_dump_estimate_and_cost(
 
 #[tokio::test]
 async fn regional_and_peak_hour_rates_of_the_bundled_data_bill_usage_and_estimates() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
 
     // DeepSeek V4 Pro on DeepSeek's API (litellm 1.104.5+: list 1.32 / 3.96,
     // cache hit 0.044 in the peak hours Monday to Friday 01:00-04:00 and

@@ -69,6 +69,8 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
         ("/api/v1/health", "get"),
         ("/api/v1/openapi.json", "get"),
         ("/healthz", "get"),
+        ("/metrics", "get"),
+        ("/llms.txt", "get"),
         ("/feeds/changes.xml", "get"),
         ("/feeds/changes.json", "get"),
         ("/dumps/prices.csv", "get"),
@@ -78,7 +80,7 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
     }
     assert_eq!(
         paths.len(),
-        13,
+        15,
         "no path the server does not serve: {paths:?}"
     );
     for header in [

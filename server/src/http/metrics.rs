@@ -329,10 +329,16 @@ async fn exposition(state: &AppState, requests: &Requests) -> String {
 
     let admission = state.access.accountant().stats();
     out.single(
-        "pricing_admission_requests_total",
+        "pricing_admission_called_requests_total",
         "counter",
-        "Requests counted against a quota (or tried).",
+        "Requests whose admission went to the database in a call (those served from a lease did not).",
         admission.requests as f64,
+    );
+    out.single(
+        "pricing_admission_leased_units_total",
+        "counter",
+        "Quota units granted to busy subjects ahead of their requests (leases).",
+        admission.leased as f64,
     );
     out.single(
         "pricing_admission_calls_total",

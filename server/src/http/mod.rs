@@ -48,7 +48,7 @@ pub fn router(demo_dir: &Path) -> Router {
                     Some((prefix, _)) => Router::with_path(format!("{prefix}{{*+model_path}}"))
                         .filter_fn(move |req, _| {
                             endpoints::model_operation(req.uri().path())
-                                .is_some_and(|(asked, _)| std::ptr::eq(asked, operation))
+                                .is_some_and(|(asked, _)| asked.path == operation.path)
                         })
                         .push(endpoint),
                     None => Router::with_path(path).push(endpoint),
