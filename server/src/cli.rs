@@ -708,6 +708,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn metrics_are_served_to_this_machine_unless_told_otherwise() {
+        let serve = |args: &[&str]| match Cli::try_parse_from(args) {
+            Ok(Cli {
+                command: Command::Serve(serve),
+                ..
+            }) => serve.metrics_from,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            serve(&["pricing", "serve"]),
+            crate::access::net::LOOPBACK.to_vec()
+        );
+        assert_eq!(
+            serve(&["pricing", "serve", "--metrics-from", "10.0.0.5/32,::1"]),
+            vec![
+                "10.0.0.5/32".parse::<Cidr>().expect("cidr"),
+                "::1/128".parse().expect("cidr"),
+            ]
+        );
+        assert!(Cli::try_parse_from(["pricing", "serve", "--metrics-from", "nowhere"]).is_err());
+    }
+
+    #[test]
     fn expiries_are_rfc3339_times_or_durations_from_now() {
         assert_eq!(parse_duration("30d"), Some(time::Duration::days(30)));
         assert_eq!(

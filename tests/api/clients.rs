@@ -70,15 +70,7 @@ impl Call {
 fn calls() -> Vec<Call> {
     let estimate = json!({"requests_per_month": 10000, "preset": "chatbot", "cache_hit_rate": 0.5,
                           "model_ids": ["openai:o3", "anthropic:claude-sonnet-4-5"]});
-    // An Anthropic Messages API usage object, as tests/api/cost.rs bills it.
-    let cost = json!({
-        "model_id": "anthropic:claude-sonnet-4-5",
-        "at": "2026-11-01T09:30:00Z",
-        "usage": {"input_tokens": 2095, "cache_creation_input_tokens": 2500,
-                  "cache_read_input_tokens": 12000, "output_tokens": 503,
-                  "cache_creation": {"ephemeral_5m_input_tokens": 1500, "ephemeral_1h_input_tokens": 1000},
-                  "service_tier": "standard"},
-    });
+    let cost = crate::cost::anthropic_usage();
     vec![
         call(
             "list_models",

@@ -37,22 +37,25 @@ fn item(component: &str, tokens: u64, rate: &str, cost: &str) -> (String, u64, S
     (component.into(), tokens, rate.into(), cost.into())
 }
 
-#[tokio::test]
-async fn real_usage_records_are_billed_at_the_published_rates() {
-    let (_db, app) = bundled_app().await;
-
-    // An Anthropic Messages API usage object (Claude Sonnet 4.5; Anthropic's
-    // pricing page: input $3, 5-minute cache write $3.75, 1-hour write $6,
-    // cache read $0.30, output $15 per 1M tokens).
-    let body = json!({
+/// A body of POST /api/v1/cost: an Anthropic Messages API usage object
+/// (Claude Sonnet 4.5; Anthropic's pricing page: input $3, 5-minute cache
+/// write $3.75, 1-hour write $6, cache read $0.30, output $15 per 1M tokens).
+pub(crate) fn anthropic_usage() -> Value {
+    json!({
         "model_id": "anthropic:claude-sonnet-4-5",
         "at": "2026-11-01T09:30:00Z",
         "usage": {"input_tokens": 2095, "cache_creation_input_tokens": 2500,
                   "cache_read_input_tokens": 12000, "output_tokens": 503,
                   "cache_creation": {"ephemeral_5m_input_tokens": 1500, "ephemeral_1h_input_tokens": 1000},
                   "service_tier": "standard"},
-    });
-    let data = &cost(&app, &body).await;
+    })
+}
+
+#[tokio::test]
+async fn real_usage_records_are_billed_at_the_published_rates() {
+    let (_db, app) = bundled_app().await;
+
+    let data = &cost(&app, &anthropic_usage()).await;
     assert_eq!(data["channel"], "official");
     assert_eq!(data["prices_as_of"], "2026-11-01");
     assert_eq!(

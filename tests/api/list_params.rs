@@ -3,7 +3,8 @@
 //! answer, ETag and cache entry, the same bounds counted over every entry;
 //! any other parameter given twice is still `INVALID_ARGUMENT`.
 
-use crate::helpers::{AppOptions, TestDb, data_app_with, eventually, fixture_app, publish_fixture};
+use crate::cache::cached_app;
+use crate::helpers::{TestDb, fixture_app, publish_fixture};
 
 #[tokio::test]
 async fn repeated_keys_and_commas_give_the_same_answer_on_compare_include_and_metrics() {
@@ -146,23 +147,7 @@ async fn the_bounds_count_every_entry_of_every_key() {
 async fn both_forms_share_one_cache_entry_and_the_order_of_keys_is_kept() {
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
-    let app = data_app_with(
-        &db,
-        AppOptions {
-            response_cache: true,
-            ..AppOptions::default()
-        },
-    )
-    .await;
-    eventually(
-        "the response cache is in use",
-        std::time::Duration::from_secs(10),
-        async || {
-            let body: serde_json::Value = app.get("/healthz").await.json().await.ok()?;
-            (body["response_cache"]["enabled"] == true).then_some(())
-        },
-    )
-    .await;
+    let app = cached_app(&db).await;
     let first = app
         .call("/api/v1/compare?ids=openai:o3,openai:gpt-4o")
         .await

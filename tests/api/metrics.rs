@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::cache::cached_app;
 use crate::helpers::{
-    AppOptions, TestApp, TestDb, data_app_with, eventually, fixture_app, futures_join,
-    publish_fixture, python_json, venv_python,
+    AppOptions, TestApp, TestDb, data_app_with, fixture_app, futures_join, publish_fixture,
+    python_json, venv_python,
 };
 
 /// The samples of one scrape, parsed by prometheus_client: sample name and
@@ -84,23 +85,7 @@ impl Scrape {
 async fn metrics_parse_with_prometheus_clients_parser_and_move_under_load() {
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
-    let app = data_app_with(
-        &db,
-        AppOptions {
-            response_cache: true,
-            ..AppOptions::default()
-        },
-    )
-    .await;
-    eventually(
-        "the response cache is in use",
-        std::time::Duration::from_secs(10),
-        async || {
-            let body: Value = app.get("/healthz").await.json().await.ok()?;
-            (body["response_cache"]["enabled"] == true).then_some(())
-        },
-    )
-    .await;
+    let app = cached_app(&db).await;
     let before = Scrape::of(&app).await;
     for (family, kind) in [
         ("pricing_http_requests", "counter"),
