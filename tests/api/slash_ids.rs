@@ -1,11 +1,12 @@
 //! Provider API ids hold slashes (OpenRouter's `openai/o3`, Fireworks'
-//! `accounts/fireworks/models/deepseek-v3`): on the bundled dataset, the card
-//! and the history of such an id typed raw answer exactly as the `%2F`-encoded
-//! form does, `/history` stays the suffix, and the MCP tools take the raw id.
+//! `accounts/fireworks/models/llama-v3p1-70b-instruct`; real ids of the real
+//! data in tests/fixtures): the card and the history of such an id typed raw
+//! answer exactly as the `%2F`-encoded form does, `/history` stays the suffix,
+//! and the MCP tools take the raw id.
 
 use serde_json::{Value, json};
 
-use crate::helpers::{bundled_app, fixture_app};
+use crate::helpers::fixture_app;
 use crate::mcp::over_http;
 
 /// Real provider API ids of two channels, the model each resolves to, and a
@@ -17,15 +18,15 @@ const IDS: &[(&str, &str, &str)] = &[
         "since=2025-01-01&until=2025-12-31",
     ),
     (
-        "fireworks:accounts/fireworks/models/deepseek-v3",
-        "deepseek:deepseek-v3",
-        "granularity=daily&channel=fireworks&since=2025-12-01&until=2025-12-10",
+        "fireworks:accounts/fireworks/models/llama-v3p1-70b-instruct",
+        "meta:llama-3.1-70b-instruct",
+        "granularity=daily&channel=fireworks&since=2025-12-09&until=2025-12-15",
     ),
 ];
 
 #[tokio::test]
 async fn provider_api_ids_with_slashes_resolve_raw_as_encoded_on_the_card_and_the_history() {
-    let (_db, app) = bundled_app().await;
+    let (_db, app) = fixture_app().await;
     for (id, canonical, window) in IDS {
         let encoded = id.replace('/', "%2F");
         let raw = app
@@ -78,14 +79,14 @@ async fn provider_api_ids_with_slashes_resolve_raw_as_encoded_on_the_card_and_th
 
 #[tokio::test]
 async fn the_mcp_tools_take_provider_api_ids_with_slashes() {
-    let (_db, app) = bundled_app().await;
+    let (_db, app) = fixture_app().await;
     let calls: Vec<Value> = IDS
         .iter()
         .flat_map(|(id, _, _)| {
             [
                 json!({"tool": "pricing_get_model", "arguments": {"model_id": id}}),
                 json!({"tool": "pricing_price_history",
-                       "arguments": {"model_id": id, "since": "2025-01-01", "until": "2025-12-31"}}),
+                       "arguments": {"model_id": id, "since": "2025-06-01", "until": "2025-12-31"}}),
             ]
         })
         .collect();
@@ -104,7 +105,7 @@ async fn the_mcp_tools_take_provider_api_ids_with_slashes() {
         assert_eq!(history["is_error"], false, "{history}");
         let rest = app
             .call(&format!(
-                "/api/v1/models/{id}/history?since=2025-01-01&until=2025-12-31"
+                "/api/v1/models/{id}/history?since=2025-06-01&until=2025-12-31"
             ))
             .await
             .expect(200)
