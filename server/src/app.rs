@@ -79,9 +79,8 @@ impl App {
 
 /// The whole service: the REST routes and the MCP endpoint over one state,
 /// with the access log, the request metrics, CORS, rate limits and the JSON
-/// error catcher. The
-/// hoops are the service's, not the router's, so that they also run for paths
-/// no route matches (those 404s are logged and counted).
+/// error catcher. The hoops are the service's, not the router's, so that they
+/// also run for paths no route matches (those 404s are logged and counted).
 pub fn service(state: AppState, demo_dir: &Path, loopback: bool) -> Service {
     let router = Router::new()
         .push(http::router(demo_dir))

@@ -43,8 +43,10 @@ pub fn router(demo_dir: &Path) -> Router {
                     read: op,
                 }));
                 data = data.push(match path.split_once("{model_id}") {
-                    // The id may span segments: the whole rest of the path,
-                    // this operation's when it is its suffix that it ends with.
+                    // A model id may span segments (provider API ids hold
+                    // slashes): the route takes the rest of the path, and
+                    // answers when the path ends with this operation's suffix
+                    // (`/history` or none; `endpoints::model_operation`).
                     Some((prefix, _)) => Router::with_path(format!("{prefix}{{*+model_path}}"))
                         .filter_fn(move |req, _| {
                             endpoints::model_operation(req.uri().path())

@@ -5,8 +5,8 @@
 //! with [`Query::ids`] or [`Query::list_of`]) takes comma-separated entries,
 //! repeated keys (`ids=a&ids=b`, as generated clients send arrays) or both,
 //! and its bounds count every entry given; any other parameter given twice is
-//! `INVALID_ARGUMENT`. An empty value is checked like any other (`limit=` is not a number,
-//! `sort=` not a sort), except for free text and cursors, where it means
+//! `INVALID_ARGUMENT`. An empty value is checked like any other (`limit=` is
+//! not a number, `sort=` not a sort), except for free text and cursors, where it means
 //! "not given". A value that does not parse as its type (`limit=abc`,
 //! `since=yesterday`) is a 422 with `detail`; a value that parses but lies
 //! outside its enum or range is a 400 `INVALID_ARGUMENT`.
