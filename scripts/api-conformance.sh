@@ -43,12 +43,8 @@ VALIDATOR_VERSION=0.9.0
 mkdir -p "$WORK"
 
 # 1. tools
-if ! "$VENV/bin/python" -c 'import schemathesis, openapi_spec_validator' 2>/dev/null; then
-    log "creating $VENV with schemathesis $SCHEMATHESIS_VERSION and openapi-spec-validator $VALIDATOR_VERSION"
-    python3 -m venv "$VENV" 2>/dev/null || { apt_install python3-venv && python3 -m venv "$VENV"; }
-    "$VENV/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION" "openapi-spec-validator==$VALIDATOR_VERSION" \
-        || die "pip install failed"
-fi
+ensure_venv "$VENV" 'import schemathesis, openapi_spec_validator' \
+    "schemathesis==$SCHEMATHESIS_VERSION" "openapi-spec-validator==$VALIDATOR_VERSION"
 
 fetch() { "$VENV/bin/python" -c 'import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1], timeout=5).read())' "$1"; }
 

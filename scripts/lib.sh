@@ -54,6 +54,23 @@ apt_install() {
     rm -f "$aptlog"
 }
 
+# ensure_venv DIR CHECK PKG==VERSION...: a Python venv in DIR holding the pinned
+# packages. Nothing is done when `DIR/bin/python -c CHECK` succeeds (CHECK asserts
+# the pinned versions); else the venv is created (Debian's python3-venv installed
+# when missing) and the packages installed with pip.
+ensure_venv() {
+    local venv=$1 check=$2
+    shift 2
+    if "$venv/bin/python" -c "$check" 2>/dev/null; then
+        return 0
+    fi
+    log "creating $venv with $*"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv" 2>/dev/null \
+        || { apt_install python3-venv && python3 -m venv "$venv"; } \
+        || die "could not create the venv $venv"
+    "$venv/bin/pip" install -q "$@" || die "pip install $* failed"
+}
+
 # Path of the PostgreSQL 15 installation on the host.
 PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
 

@@ -48,6 +48,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "MCP client for the tests (official Python SDK)"
 bash scripts/ensure-mcp-client.sh
 
+step "Client tools for the tests (openapi-python-client, prometheus-client)"
+bash scripts/ensure-client-tools.sh
+
 step "cargo test"
 cargo test --workspace --locked --no-fail-fast 2>&1
 

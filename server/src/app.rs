@@ -91,16 +91,21 @@ impl App {
 }
 
 /// The whole service: the REST routes and the MCP endpoint over one state,
-/// with the access log, CORS, rate limits and the JSON error catcher. The
-/// hoops are the service's, not the router's, so that they also run for paths
-/// no route matches (those 404s are logged and counted).
+/// with the access log, the request metrics, CORS, rate limits and the JSON
+/// error catcher. The hoops are the service's, not the router's, so that they
+/// also run for paths no route matches (those 404s are logged and counted).
 pub fn service(state: AppState, demo_dir: &Path, loopback: bool) -> Service {
     let router = Router::new()
         .push(http::router(demo_dir))
         .push(mcp::router(state.clone(), loopback));
     Service::new(router)
-        .hoop(affix_state::inject(state.access().clone()).inject(Arc::new(state)))
+        .hoop(
+            affix_state::inject(state.access().clone())
+                .inject(Arc::new(state))
+                .inject(Arc::new(http::metrics::Requests::default())),
+        )
         .hoop(http::access_log)
+        .hoop(http::metrics::observe)
         .hoop(http::cors::cors)
         .hoop(http::bounds::bounds)
         .hoop(limits::rate_limit)

@@ -322,6 +322,15 @@ struct ServeArgs {
     /// address listened on. Never taken from a request's Host header.
     #[arg(long, env = "PRICING_PUBLIC_URL", value_parser = parse_public_url)]
     public_url: Option<String>,
+    /// Comma-separated CIDR blocks of the clients that may read GET /metrics (the
+    /// client address as for quotas: the peer, or X-Forwarded-For from a trusted proxy).
+    #[arg(
+        long,
+        env = "PRICING_METRICS_FROM",
+        value_delimiter = ',',
+        default_values_t = crate::access::net::LOOPBACK
+    )]
+    metrics_from: Vec<Cidr>,
     /// Connections in the request pool (and in each read replica's).
     #[arg(long, env = "PRICING_POOL_SIZE", default_value_t = 16)]
     pool_size: usize,
@@ -701,6 +710,7 @@ async fn serve(
             .with_control_pool(control)
             .with_webhooks(webhooks)
             .with_read_replicas(replicas)
+            .with_metrics_from(args.metrics_from.clone())
             .with_response_cache(
                 config.clone(),
                 cache::Limits {
@@ -775,6 +785,29 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metrics_are_served_to_this_machine_unless_told_otherwise() {
+        let serve = |args: &[&str]| match Cli::try_parse_from(args) {
+            Ok(Cli {
+                command: Command::Serve(serve),
+                ..
+            }) => serve.metrics_from,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            serve(&["pricing", "serve"]),
+            crate::access::net::LOOPBACK.to_vec()
+        );
+        assert_eq!(
+            serve(&["pricing", "serve", "--metrics-from", "10.0.0.5/32,::1"]),
+            vec![
+                "10.0.0.5/32".parse::<Cidr>().expect("cidr"),
+                "::1/128".parse().expect("cidr"),
+            ]
+        );
+        assert!(Cli::try_parse_from(["pricing", "serve", "--metrics-from", "nowhere"]).is_err());
+    }
 
     #[test]
     fn expiries_are_rfc3339_times_or_durations_from_now() {

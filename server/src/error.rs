@@ -54,6 +54,8 @@ pub enum ErrorCode {
     NotFound,
     /// The route exists but not for this method.
     MethodNotAllowed,
+    /// The route exists but not for this client (`GET /metrics` outside `--metrics-from`).
+    Forbidden,
     /// Anything unexpected; logged with details, shown without them.
     Internal,
     /// A key was sent but is unknown, revoked or expired (REST only).
@@ -84,6 +86,7 @@ impl ErrorCode {
             Self::ServiceUnavailable => "SERVICE_UNAVAILABLE",
             Self::NotFound => "NOT_FOUND",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            Self::Forbidden => "FORBIDDEN",
             Self::Internal => "INTERNAL",
             Self::InvalidApiKey => "INVALID_API_KEY",
             Self::RateLimited => "RATE_LIMITED",
@@ -108,6 +111,7 @@ impl ErrorCode {
             Self::ValidationFailed => StatusCode::UNPROCESSABLE_ENTITY,
             Self::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Forbidden => StatusCode::FORBIDDEN,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::InvalidApiKey | Self::KeyRequired => StatusCode::UNAUTHORIZED,
             Self::LimitExceeded => StatusCode::CONFLICT,

@@ -11,7 +11,7 @@ use crate::helpers::{AppOptions, TestApp, TestDb, data_app_with, eventually, pub
 const PATH: &str = "/api/v1/models?limit=3&sort=context_desc";
 
 /// A server with the response cache on, once its publish listener listens.
-async fn cached_app(db: &TestDb) -> TestApp {
+pub(crate) async fn cached_app(db: &TestDb) -> TestApp {
     let app = data_app_with(
         db,
         AppOptions {

@@ -45,19 +45,35 @@ impl Contract {
     }
 
     /// The path template of the document that `path` (as sent, percent-encoded) matches.
+    /// A `{model_id}` may span several segments (a provider API id sent with raw
+    /// slashes): the template with the longest literal suffix wins, as on the server.
     pub fn template(&self, path: &str) -> Option<String> {
         let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         let paths = self.doc["paths"].as_object()?;
+        let literal =
+            |t: &str, s: &str| t == s || (t.starts_with('{') && t.ends_with('}') && !s.is_empty());
         paths
             .keys()
-            .find(|template| {
+            .filter_map(|template| {
                 let parts: Vec<&str> = template.trim_start_matches('/').split('/').collect();
-                parts.len() == segments.len()
-                    && parts.iter().zip(&segments).all(|(t, s)| {
-                        (t.starts_with('{') && t.ends_with('}') && !s.is_empty()) || t == s
-                    })
+                if parts.len() == segments.len()
+                    && parts.iter().zip(&segments).all(|(t, s)| literal(t, s))
+                {
+                    return Some((usize::MAX, template));
+                }
+                let at = parts.iter().position(|p| *p == "{model_id}")?;
+                let (before, after) = (&parts[..at], &parts[at + 1..]);
+                let spans = segments.len() > before.len() + after.len()
+                    && before.iter().zip(&segments).all(|(t, s)| t == s)
+                    && after
+                        .iter()
+                        .rev()
+                        .zip(segments.iter().rev())
+                        .all(|(t, s)| t == s);
+                spans.then_some((after.len(), template))
             })
-            .cloned()
+            .max_by_key(|(rank, _)| *rank)
+            .map(|(_, template)| template.clone())
     }
 
     /// Follows a `{"$ref": "#/..."}` to its target, as a JSON pointer.

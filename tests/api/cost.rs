@@ -6,14 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestDb, data_app, publish_bundled};
-
-async fn bundled() -> (TestDb, TestApp) {
-    let db = TestDb::new().await;
-    publish_bundled(&db).await;
-    let app = data_app(&db).await;
-    (db, app)
-}
+use crate::helpers::{TestApp, bundled_app};
 
 /// `data` of a 200 answer of POST /api/v1/cost for `body`.
 async fn cost(app: &TestApp, body: &Value) -> Value {
@@ -44,22 +37,25 @@ fn item(component: &str, tokens: u64, rate: &str, cost: &str) -> (String, u64, S
     (component.into(), tokens, rate.into(), cost.into())
 }
 
-#[tokio::test]
-async fn real_usage_records_are_billed_at_the_published_rates() {
-    let (_db, app) = bundled().await;
-
-    // An Anthropic Messages API usage object (Claude Sonnet 4.5; Anthropic's
-    // pricing page: input $3, 5-minute cache write $3.75, 1-hour write $6,
-    // cache read $0.30, output $15 per 1M tokens).
-    let body = json!({
+/// A body of POST /api/v1/cost: an Anthropic Messages API usage object
+/// (Claude Sonnet 4.5; Anthropic's pricing page: input $3, 5-minute cache
+/// write $3.75, 1-hour write $6, cache read $0.30, output $15 per 1M tokens).
+pub(crate) fn anthropic_usage() -> Value {
+    json!({
         "model_id": "anthropic:claude-sonnet-4-5",
         "at": "2026-11-01T09:30:00Z",
         "usage": {"input_tokens": 2095, "cache_creation_input_tokens": 2500,
                   "cache_read_input_tokens": 12000, "output_tokens": 503,
                   "cache_creation": {"ephemeral_5m_input_tokens": 1500, "ephemeral_1h_input_tokens": 1000},
                   "service_tier": "standard"},
-    });
-    let data = &cost(&app, &body).await;
+    })
+}
+
+#[tokio::test]
+async fn real_usage_records_are_billed_at_the_published_rates() {
+    let (_db, app) = bundled_app().await;
+
+    let data = &cost(&app, &anthropic_usage()).await;
     assert_eq!(data["channel"], "official");
     assert_eq!(data["prices_as_of"], "2026-11-01");
     assert_eq!(
@@ -124,7 +120,7 @@ async fn real_usage_records_are_billed_at_the_published_rates() {
 
 #[tokio::test]
 async fn what_the_data_does_not_cover_is_an_error_never_zero() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
     let usage = json!({"prompt_tokens": 10, "completion_tokens": 5});
     for (body, status, code) in [
         (
@@ -187,7 +183,7 @@ async fn what_the_data_does_not_cover_is_an_error_never_zero() {
 
 #[tokio::test]
 async fn an_estimate_prices_context_tiers_cache_writes_and_service_tiers() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
     let estimate = |body: Value| {
         let app = &app;
         async move {
@@ -258,7 +254,7 @@ async fn an_estimate_prices_context_tiers_cache_writes_and_service_tiers() {
 
 #[tokio::test]
 async fn a_promotional_price_says_until_when_in_the_card_dump_estimate_and_cost() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
     // Google's page of 2026-08-13: "Gemini 3.7 Flash will be available at an introductory price
     // of $0.75/1M input tokens and $3.75/1M output tokens ... Introductory pricing expires on
     // December 31, 2026; after, $1.50/1M input tokens and $7.50/1M output tokens will apply."
@@ -364,7 +360,7 @@ async fn a_promotional_price_says_until_when_in_the_card_dump_estimate_and_cost(
 
 #[tokio::test]
 async fn regional_and_peak_hour_rates_of_the_bundled_data_bill_usage_and_estimates() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
 
     // DeepSeek V4 Pro on DeepSeek's API (litellm 1.104.5+: list 1.32 / 3.96,
     // cache hit 0.044 in the peak hours Monday to Friday 01:00-04:00 and
@@ -471,7 +467,7 @@ async fn regional_and_peak_hour_rates_of_the_bundled_data_bill_usage_and_estimat
 
 #[tokio::test]
 async fn a_record_that_bills_no_tokens_or_holds_an_unknown_value_is_refused_never_zero() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
     let model = "anthropic:claude-sonnet-4-5";
     for (usage, format, status, field) in [
         // read as OpenTelemetry, it has none of the gen_ai.usage.* names
@@ -540,7 +536,7 @@ async fn a_record_that_bills_no_tokens_or_holds_an_unknown_value_is_refused_neve
 
 #[tokio::test]
 async fn an_anthropic_record_is_known_by_its_own_fields_and_bills_its_tier() {
-    let (_db, app) = bundled().await;
+    let (_db, app) = bundled_app().await;
     // Anthropic's Message Batches report the batch tier in the usage object;
     // no cache field is needed to read it as Anthropic's.
     let data = cost(

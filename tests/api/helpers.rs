@@ -268,6 +268,8 @@ pub struct AppOptions {
     pub public_url: Option<String>,
     /// Webhooks with these settings: the endpoints and a delivery worker.
     pub webhooks: Option<pricing::webhooks::Settings>,
+    /// The addresses GET /metrics answers (`--metrics-from`); loopback when `None`.
+    pub metrics_from: Option<Vec<pricing::access::net::Cidr>>,
 }
 
 impl TestApp {
@@ -296,6 +298,9 @@ impl TestApp {
         if let Some(settings) = options.webhooks {
             let pool = pricing::store::db::webhook_pool(config).expect("webhook pool");
             state = state.with_webhooks(pricing::webhooks::Webhooks::new(settings, pool));
+        }
+        if let Some(allowed) = options.metrics_from {
+            state = state.with_metrics_from(allowed);
         }
         Self::spawn_on(state, options.key_cache_ttl).await
     }
@@ -508,6 +513,14 @@ pub async fn publish_bundled(db: &TestDb) {
         .expect("the bundled dataset publishes");
 }
 
+/// A database with the bundled dataset published and a server over it.
+pub async fn bundled_app() -> (TestDb, TestApp) {
+    let db = TestDb::new().await;
+    publish_bundled(&db).await;
+    let app = data_app(&db).await;
+    (db, app)
+}
+
 /// Percent-encodes one path segment or query value.
 pub fn enc(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
@@ -685,4 +698,50 @@ impl Served {
             .expect("warm-up request");
         assert_eq!(res.status(), 200, "warm-up of {path}");
     }
+}
+
+/// The interpreter of a test venv: `$env` when set, else `target/<venv>`
+/// (made by scripts/ensure-mcp-client.sh or scripts/ensure-client-tools.sh,
+/// which scripts/test.sh runs).
+pub fn venv_python(env: &str, venv: &str) -> String {
+    std::env::var(env)
+        .unwrap_or_else(|_| format!("{}/../target/{venv}/bin/python", env!("CARGO_MANIFEST_DIR")))
+}
+
+/// Runs the repository's Python script `script` (a path from the repository
+/// root) on `python` with `args`, `input` on its stdin, and returns the JSON
+/// it prints; panics with its stderr when it fails or takes over 300 s.
+pub async fn python_json(python: &str, script: &str, args: &[String], input: &str) -> Value {
+    use tokio::io::AsyncWriteExt as _;
+    let script = format!("{}/../{script}", env!("CARGO_MANIFEST_DIR"));
+    let mut child = tokio::process::Command::new(python)
+        .arg(&script)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("run {python} (see scripts/test.sh for the venv): {e}"));
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(input.as_bytes())
+        .await
+        .expect("write input");
+    drop(stdin);
+    let out = tokio::time::timeout(Duration::from_secs(300), child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("{script} finishes within 300 s"))
+        .expect("script output");
+    assert!(
+        out.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{script} printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }

@@ -7,49 +7,16 @@
 //! The client runs on the interpreter in `PRICING_MCP_PYTHON`, by default the
 //! venv `target/py-mcp` that scripts/test.sh creates (`pip install mcp`).
 
-use std::process::Stdio;
-
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt as _;
 
-use crate::helpers::{TestApp, TestDb, data_app, database_url, fixture_app, publish_fixture};
-
-fn python() -> String {
-    std::env::var("PRICING_MCP_PYTHON")
-        .unwrap_or_else(|_| format!("{}/../target/py-mcp/bin/python", env!("CARGO_MANIFEST_DIR")))
-}
+use crate::helpers::{
+    TestApp, TestDb, data_app, database_url, fixture_app, publish_fixture, python_json, venv_python,
+};
 
 /// Runs the SDK client with `args` (mode, target, ...) on `calls`.
 async fn client(args: &[String], calls: &Value) -> Value {
-    let script = format!("{}/../tests/mcp/client.py", env!("CARGO_MANIFEST_DIR"));
-    let mut child = tokio::process::Command::new(python())
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| panic!("run {} (see scripts/test.sh for the venv): {e}", python()));
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(calls.to_string().as_bytes())
-        .await
-        .expect("write calls");
-    drop(stdin);
-    let out = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        child.wait_with_output(),
-    )
-    .await
-    .expect("the MCP client finishes within 120 s")
-    .expect("client output");
-    assert!(
-        out.status.success(),
-        "MCP client failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("client JSON")
+    let python = venv_python("PRICING_MCP_PYTHON", "py-mcp");
+    python_json(&python, "tests/mcp/client.py", args, &calls.to_string()).await
 }
 
 pub(crate) async fn over_http(app: &TestApp, headers: &[&str], calls: &Value) -> Value {

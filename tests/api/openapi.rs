@@ -70,6 +70,8 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
         ("/api/v1/health", "get"),
         ("/api/v1/openapi.json", "get"),
         ("/healthz", "get"),
+        ("/metrics", "get"),
+        ("/llms.txt", "get"),
         ("/feeds/changes.xml", "get"),
         ("/feeds/changes.json", "get"),
         ("/dumps/prices.csv", "get"),
@@ -82,7 +84,7 @@ async fn the_document_is_openapi_3_1_with_interface_version_0_5_0_and_every_rout
     }
     assert_eq!(
         paths.len(),
-        16,
+        18,
         "no path the server does not serve: {paths:?}"
     );
     for header in [

@@ -62,7 +62,10 @@ fn peer_addr(req: &Request) -> Option<IpAddr> {
 /// The client address (see [`crate::access::net::client_ip`]); `0.0.0.0` when the
 /// connection has no IP peer. `INVALID_ARGUMENT` when a trusted proxy's
 /// `X-Forwarded-For` does not name the client by an address.
-fn client_addr(req: &Request, trusted: &[crate::access::net::Cidr]) -> Result<IpAddr, ApiError> {
+pub(crate) fn client_addr(
+    req: &Request,
+    trusted: &[crate::access::net::Cidr],
+) -> Result<IpAddr, ApiError> {
     let Some(peer) = peer_addr(req) else {
         return Ok(Ipv4Addr::UNSPECIFIED.into());
     };

@@ -1,6 +1,6 @@
 //! Client addresses: the socket peer, or `X-Forwarded-For` when the peer is a trusted proxy.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
 
 /// A CIDR block such as `10.0.0.0/8` or `::1/128`; a bare address means a single host.
@@ -8,6 +8,24 @@ use std::str::FromStr;
 pub struct Cidr {
     network: IpAddr,
     prefix: u8,
+}
+
+/// This machine: the IPv4 and IPv6 loopback blocks.
+pub const LOOPBACK: [Cidr; 2] = [
+    Cidr {
+        network: IpAddr::V4(Ipv4Addr::new(127, 0, 0, 0)),
+        prefix: 8,
+    },
+    Cidr {
+        network: IpAddr::V6(Ipv6Addr::LOCALHOST),
+        prefix: 128,
+    },
+];
+
+impl std::fmt::Display for Cidr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.network, self.prefix)
+    }
 }
 
 impl Cidr {

@@ -97,22 +97,16 @@ pub fn send_envelope(
     Ok(())
 }
 
-/// The cache key: the path and the query parameters sorted, the `key`
-/// parameter left out.
+/// The cache key: the path and the query in its canonical form (names sorted,
+/// a list's repeated keys joined, the `key` parameter left out:
+/// [`crate::service::params::canonical_query`]), so that the forms of one
+/// request share one entry.
 fn cache_key(req: &Request) -> String {
-    let mut pairs: Vec<(String, String)> =
-        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
-            .filter(|(name, _)| name != crate::access::KEY_PARAM)
-            .map(|(n, v)| (n.into_owned(), v.into_owned()))
-            .collect();
-    pairs.sort();
     let mut key = req.uri().path().to_owned();
     key.push('?');
-    key.push_str(
-        &form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(pairs)
-            .finish(),
-    );
+    key.push_str(&crate::service::params::canonical_query(
+        req.uri().query().unwrap_or(""),
+    ));
     key
 }
 

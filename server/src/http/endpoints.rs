@@ -2,6 +2,11 @@
 //! operations parses its query (and `{model_id}`), runs the operation and
 //! answers with the envelope and the caching headers; each POST (the estimate,
 //! the cost of a usage record) reads its JSON body; `GET /api/v1/openapi.json` serves the document.
+//!
+//! A model id may hold slashes (provider API ids such as `openrouter:openai/o3`
+//! or Fireworks' `accounts/fireworks/models/...`): under `/api/v1/models/` the
+//! id is every segment up to the suffix of a model operation (`/history`), so
+//! it may be sent raw or with `/` encoded as `%2F` alike ([`model_operation`]).
 
 use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use salvo::prelude::*;
@@ -9,7 +14,7 @@ use serde_json::Value;
 
 use super::cache::send_envelope;
 use crate::error::ApiError;
-use crate::service::operations::{Operation, Post, Read};
+use crate::service::operations::{OPERATIONS, Operation, Post, Read};
 use crate::service::params::{Query, check_model_id};
 use crate::service::{body, estimate, state};
 
@@ -33,7 +38,9 @@ impl Answer for Endpoint {
         let operation = self.operation;
         let q = Query::parse(req.uri().query(), operation.params)?;
         let id = if operation.takes_model_id() {
-            let id = req.param::<String>("model_id").unwrap_or_default();
+            let id = model_operation(req.uri().path())
+                .map(|(_, id)| id)
+                .unwrap_or_default();
             check_model_id("model_id", &id)?;
             Some(id)
         } else {
@@ -42,6 +49,44 @@ impl Answer for Endpoint {
         let result = self.read.run(state(depot), id.as_deref(), &q).await?;
         send_envelope(req, res, &q.normalized(), result)
     }
+}
+
+/// The model operation a path (as sent, percent-encoded) asks for, with its
+/// model id decoded: the segments after the operation's prefix
+/// (`/api/v1/models/`), less the literal segments of its suffix (`history`),
+/// each decoded and joined with `/`. The operation with the longest suffix
+/// that leaves an id wins, so `.../openrouter:openai/o3/history` is the
+/// history of `openrouter:openai/o3`, and an id whose last part is itself
+/// `history` is sent with that slash encoded (`...%2Fhistory`). Empty
+/// segments are skipped, as the router skips them.
+pub(super) fn model_operation(path: &str) -> Option<(&'static Operation, String)> {
+    // Decoded one by one: a segment holding an encoded `/` is never a literal.
+    let segments: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .collect();
+    let literals = |part: &'static str| -> Vec<&'static str> {
+        part.split('/').filter(|s| !s.is_empty()).collect()
+    };
+    OPERATIONS
+        .iter()
+        .filter_map(|operation| {
+            let (prefix, suffix) = operation.path.split_once("{model_id}")?;
+            let (prefix, suffix) = (literals(prefix), literals(suffix));
+            let rest = segments.get(prefix.len()..)?;
+            let id = rest.get(..rest.len().checked_sub(suffix.len())?)?;
+            let matches = segments[..prefix.len()].iter().eq(&prefix)
+                && rest[id.len()..].iter().eq(&suffix)
+                && !id.is_empty();
+            matches.then(|| (suffix.len(), operation, id.join("/")))
+        })
+        .max_by_key(|(suffix, _, _)| *suffix)
+        .map(|(_, operation, id)| (operation, id))
 }
 
 /// An endpoint's answer: the response, or the error it renders.
@@ -133,4 +178,63 @@ pub(super) async fn openapi(
     let _ = res.add_header(CACHE_CONTROL, "public, max-age=3600", true);
     res.body = salvo::http::ResBody::Once(state(depot).openapi.clone());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::model_operation;
+
+    fn asks(path: &str) -> Option<(&'static str, String)> {
+        model_operation(path).map(|(op, id)| (op.path, id))
+    }
+
+    #[test]
+    fn model_ids_with_slashes_resolve_raw_or_encoded_and_history_stays_a_suffix() {
+        let card = "/api/v1/models/{model_id}";
+        let history = "/api/v1/models/{model_id}/history";
+        let o3 = "openrouter:openai/o3".to_owned();
+        assert_eq!(
+            asks("/api/v1/models/openrouter:openai/o3"),
+            Some((card, o3.clone()))
+        );
+        assert_eq!(
+            asks("/api/v1/models/openrouter:openai%2Fo3"),
+            Some((card, o3.clone()))
+        );
+        assert_eq!(
+            asks("/api/v1/models/openrouter:openai%2fo3/"),
+            Some((card, o3.clone()))
+        );
+        assert_eq!(
+            asks("/api/v1/models/openrouter:openai/o3/history"),
+            Some((history, o3.clone()))
+        );
+        assert_eq!(
+            asks("/api/v1/models/openrouter:openai%2Fo3/history"),
+            Some((history, o3))
+        );
+        let fireworks = "fireworks:accounts/fireworks/models/deepseek-v3".to_owned();
+        assert_eq!(
+            asks("/api/v1/models/fireworks:accounts/fireworks/models/deepseek-v3/history"),
+            Some((history, fireworks))
+        );
+        assert_eq!(
+            asks("/api/v1/models/history"),
+            Some((card, "history".to_owned()))
+        );
+        assert_eq!(
+            asks("/api/v1/models/a%2Fhistory"),
+            Some((card, "a/history".to_owned()))
+        );
+        assert_eq!(
+            asks("/api/v1/models/a/history/history"),
+            Some((history, "a/history".to_owned()))
+        );
+        assert_eq!(
+            asks("/api/v1/models/openai:o3"),
+            Some((card, "openai:o3".to_owned()))
+        );
+        assert_eq!(asks("/api/v1/models"), None);
+        assert_eq!(asks("/api/v1/compare"), None);
+    }
 }

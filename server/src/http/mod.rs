@@ -11,6 +11,8 @@ mod endpoints;
 mod feeds;
 mod health;
 mod keys;
+mod llms;
+pub mod metrics;
 mod webhooks;
 
 pub use demo::DEFAULT_DEMO_DIR;
@@ -28,8 +30,9 @@ use crate::error::{ApiError, ErrorCode};
 use crate::service::operations::{Kind, OPERATIONS};
 
 /// The REST routes (and the browser pages): the GET of every read operation
-/// of the service, the estimate, health, the OpenAPI document, free keys on
-/// request, the public feeds and the CSV dump.
+/// of the service, the estimate, health, the metrics, the OpenAPI document,
+/// `/llms.txt`, free keys on request, webhooks, the public feeds and the CSV
+/// dump.
 pub fn router(demo_dir: &Path) -> Router {
     // The data endpoints answer from the response cache when they can.
     let mut data = Router::new().hoop(cache::response_cache);
@@ -38,10 +41,23 @@ pub fn router(demo_dir: &Path) -> Router {
         let path = operation.path.trim_start_matches("/api/v1/");
         match operation.kind {
             Kind::Read(op) => {
-                data = data.push(Router::with_path(path).push(read(Answering(Endpoint {
+                let endpoint = read(Answering(Endpoint {
                     operation,
                     read: op,
-                }))));
+                }));
+                data = data.push(match path.split_once("{model_id}") {
+                    // A model id may span segments (provider API ids hold
+                    // slashes): the route takes the rest of the path, and
+                    // answers when the path ends with this operation's suffix
+                    // (`/history` or none; `endpoints::model_operation`).
+                    Some((prefix, _)) => Router::with_path(format!("{prefix}{{*+model_path}}"))
+                        .filter_fn(move |req, _| {
+                            endpoints::model_operation(req.uri().path())
+                                .is_some_and(|(asked, _)| asked.path == operation.path)
+                        })
+                        .push(endpoint),
+                    None => Router::with_path(path).push(endpoint),
+                });
             }
             Kind::Post(post) => {
                 posts = posts
@@ -51,6 +67,8 @@ pub fn router(demo_dir: &Path) -> Router {
     }
     Router::new()
         .push(Router::with_path("healthz").push(read(health::healthz)))
+        .push(Router::with_path("metrics").push(read(metrics::metrics)))
+        .push(Router::with_path("llms.txt").push(read(llms::llms_txt)))
         .push(
             Router::with_path("api/v1")
                 .push(Router::with_path("health").push(read(health::health)))

@@ -54,7 +54,7 @@ impl<'q> Filters<'q> {
                 .int("limit", 1, 100)?
                 .and_then(|n| i32::try_from(n).ok())
                 .unwrap_or(default_limit),
-            cursor: q.cursor(),
+            cursor: q.cursor()?,
         })
     }
 

@@ -52,7 +52,7 @@ pub async fn list_models(state: &AppState, q: &Query) -> Result<Value, ApiError>
     let max_input_price = q.decimal("max_input_price")?;
     let sort = q.one_of("sort", SORTS)?;
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(20);
-    let cursor = q.cursor();
+    let cursor = q.cursor()?;
     let as_of = q.date("as_of")?;
     let kinds = q.list_of("kind", KINDS)?;
     call_json(
@@ -97,7 +97,7 @@ pub async fn model_history(state: &AppState, id: &str, q: &Query) -> Result<Valu
     let until = q.date("until")?;
     let granularity = q.one_of("granularity", GRANULARITIES)?;
     let limit = to_i32(q.int("limit", 1, 100)?).unwrap_or(50);
-    let cursor = q.cursor();
+    let cursor = q.cursor()?;
     call_json(
         state,
         "select api.model_history($1::text, $2::text, $3::text, $4::date, $5::date, $6::text, \

@@ -1,9 +1,12 @@
 //! Query-string parsing shared by the handlers.
 //!
 //! Rules (docs/api.md): a parameter the endpoint does not know is rejected with
-//! `INVALID_ARGUMENT` naming it and the allowed ones; so is a parameter given
-//! twice. An empty value is checked like any other (`limit=` is not a number,
-//! `sort=` not a sort), except for free text and cursors, where it means
+//! `INVALID_ARGUMENT` naming it and the allowed ones. A list parameter (read
+//! with [`Query::ids`] or [`Query::list_of`]) takes comma-separated entries,
+//! repeated keys (`ids=a&ids=b`, as generated clients send arrays) or both,
+//! and its bounds count every entry given; any other parameter given twice is
+//! `INVALID_ARGUMENT`. An empty value is checked like any other (`limit=` is
+//! not a number, `sort=` not a sort), except for free text and cursors, where it means
 //! "not given". A value that does not parse as its type (`limit=abc`,
 //! `since=yesterday`) is a 422 with `detail`; a value that parses but lies
 //! outside its enum or range is a 400 `INVALID_ARGUMENT`.
@@ -29,6 +32,9 @@ pub const MAX_SLUG_CHARS: usize = 64;
 pub const MAX_QUERY_CHARS: usize = 200;
 /// The longest value of any parameter (a cursor is the longest kind), in characters.
 pub const MAX_VALUE_CHARS: usize = 2048;
+/// The most entries a list parameter may have, all its keys together; every
+/// list's own bound is lower, so this only keeps the work of reading one small.
+pub const MAX_LIST_ENTRIES: usize = 100;
 
 /// Whether `v` has more than `max` characters; its cost does not grow past `max`.
 pub fn too_long(v: &str, max: usize) -> bool {
@@ -77,7 +83,8 @@ pub struct Query {
 
 impl Query {
     /// Parses `raw` (the part after `?`), rejecting names outside `allowed`
-    /// (plus `key`) and names given twice.
+    /// (plus `key`). A name may come more than once: a list reads every
+    /// value, any other parameter refuses the repetition when it is read.
     pub fn parse(raw: Option<&str>, allowed: &[&str]) -> Result<Self, ApiError> {
         let mut pairs: Vec<(String, String)> = Vec::new();
         for (name, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
@@ -90,13 +97,6 @@ impl Query {
                     &name,
                     format!("query parameter `{name}` contains a NUL character"),
                     "text without NUL characters",
-                ));
-            }
-            if pairs.iter().any(|(n, _)| *n == name) {
-                return Err(ApiError::invalid(
-                    &name,
-                    format!("query parameter `{name}` is given more than once"),
-                    "a single value (lists are comma-separated)",
                 ));
             }
             pairs.push((name.into_owned(), value.into_owned()));
@@ -131,17 +131,32 @@ impl Query {
         Self::parse(Some(&raw.finish()), allowed)
     }
 
-    /// The raw value, `None` when absent.
-    fn raw(&self, name: &str) -> Option<&str> {
+    /// Every value given for `name`, in the order given.
+    fn values<'q>(&'q self, name: &str) -> impl Iterator<Item = &'q str> {
         self.pairs
             .iter()
-            .find(|(n, _)| n == name)
+            .filter(move |(n, _)| n == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The one value of a parameter that is not a list, `None` when absent;
+    /// `INVALID_ARGUMENT` when it is given more than once.
+    fn raw(&self, name: &str) -> Result<Option<&str>, ApiError> {
+        let mut values = self.values(name);
+        let first = values.next();
+        if values.next().is_some() {
+            return Err(ApiError::invalid(
+                name,
+                format!("query parameter `{name}` is given more than once"),
+                "a single value",
+            ));
+        }
+        Ok(first)
     }
 
     /// Free text of at most `max` characters: `None` when absent or empty.
     pub fn text(&self, name: &str, max: usize) -> Result<Option<&str>, ApiError> {
-        let text = self.raw(name).filter(|v| !v.is_empty());
+        let text = self.raw(name)?.filter(|v| !v.is_empty());
         if let Some(v) = text {
             check_length(name, v, max, "text")?;
         }
@@ -149,15 +164,15 @@ impl Query {
     }
 
     /// A cursor: `None` when absent or empty.
-    pub fn cursor(&self) -> Option<&str> {
+    pub fn cursor(&self) -> Result<Option<&str>, ApiError> {
         // Query::parse bounds every value by the length of the longest cursor.
-        self.raw("cursor").filter(|v| !v.is_empty())
+        Ok(self.raw("cursor")?.filter(|v| !v.is_empty()))
     }
 
     /// A name such as a provider slug: present means non-empty, and at most
     /// [`MAX_SLUG_CHARS`] characters.
     pub fn name(&self, name: &str, what: &str) -> Result<Option<&str>, ApiError> {
-        match self.raw(name) {
+        match self.raw(name)? {
             Some("") => Err(ApiError::invalid(
                 name,
                 format!("`{name}` is empty"),
@@ -173,7 +188,7 @@ impl Query {
 
     /// The value, which must be one of `allowed`.
     pub fn one_of(&self, name: &str, allowed: &[&str]) -> Result<Option<&str>, ApiError> {
-        match self.raw(name) {
+        match self.raw(name)? {
             None => Ok(None),
             Some(v) if allowed.contains(&v) => Ok(Some(v)),
             Some(v) => Err(ApiError::invalid(
@@ -190,7 +205,7 @@ impl Query {
 
     /// An integer in `min..=max`.
     pub fn int(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
-        let Some(v) = self.raw(name) else {
+        let Some(v) = self.raw(name)? else {
             return Ok(None);
         };
         let digits = v.strip_prefix(['-', '+']).unwrap_or(v);
@@ -219,7 +234,7 @@ impl Query {
 
     /// A calendar date, `YYYY-MM-DD`.
     pub fn date(&self, name: &str) -> Result<Option<Date>, ApiError> {
-        let Some(v) = self.raw(name) else {
+        let Some(v) = self.raw(name)? else {
             return Ok(None);
         };
         parse_date(v)
@@ -229,7 +244,7 @@ impl Query {
 
     /// A non-negative decimal string such as `2.5`.
     pub fn decimal(&self, name: &str) -> Result<Option<Decimal>, ApiError> {
-        let Some(v) = self.raw(name) else {
+        let Some(v) = self.raw(name)? else {
             return Ok(None);
         };
         let plain = v.strip_prefix('-').unwrap_or(v);
@@ -290,18 +305,28 @@ impl Query {
         Ok(Some(items))
     }
 
-    /// A comma-separated list (items trimmed); an empty or repeated item is
-    /// `INVALID_ARGUMENT`, and so is an empty value.
+    /// A list: the comma-separated entries of every value given for `name`
+    /// (`ids=a,b`, `ids=a&ids=b` and `ids=a,b&ids=c` alike), trimmed, in the
+    /// order given; an empty or repeated entry is `INVALID_ARGUMENT`, and so is
+    /// an empty value or more than [`MAX_LIST_ENTRIES`] entries.
     fn list(&self, name: &str, what: &str) -> Result<Option<Vec<String>>, ApiError> {
-        let Some(v) = self.raw(name) else {
+        let mut values = self.values(name).peekable();
+        if values.peek().is_none() {
             return Ok(None);
-        };
+        }
         let mut items: Vec<String> = Vec::new();
-        for item in v.split(',').map(str::trim) {
+        for item in values.flat_map(|v| v.split(',')).map(str::trim) {
             if item.is_empty() {
                 return Err(ApiError::invalid(
                     name,
                     format!("`{name}` has an empty entry"),
+                    what,
+                ));
+            }
+            if items.len() == MAX_LIST_ENTRIES {
+                return Err(ApiError::invalid(
+                    name,
+                    format!("`{name}` has more than {MAX_LIST_ENTRIES} entries"),
                     what,
                 ));
             }
@@ -318,27 +343,46 @@ impl Query {
     }
 
     /// A parameter that must be present.
-    pub fn required(&self, name: &str) -> Result<&str, ApiError> {
-        self.raw(name).ok_or_else(|| {
-            ApiError::validation(vec![ValidationItem {
-                loc: vec![json!("query"), json!(name)],
-                msg: "Field required".into(),
-                kind: "missing",
-                input: None,
-                ctx: None,
-            }])
-        })
+    pub fn required(&self, name: &str) -> Result<(), ApiError> {
+        if self.values(name).next().is_some() {
+            return Ok(());
+        }
+        Err(ApiError::validation(vec![ValidationItem {
+            loc: vec![json!("query"), json!(name)],
+            msg: "Field required".into(),
+            kind: "missing",
+            input: None,
+            ctx: None,
+        }]))
     }
 
-    /// Every pair except the API key, sorted: the request's identity for ETags.
+    /// The request's identity for ETags: see [`canonical_query`].
     pub fn normalized(&self) -> String {
-        let mut pairs: Vec<&(String, String)> =
-            self.pairs.iter().filter(|(n, _)| n != KEY_PARAM).collect();
-        pairs.sort();
-        form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(pairs.iter().map(|(n, v)| (n, v)))
-            .finish()
+        canonical(self.pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())))
     }
+}
+
+/// A query string in one form per meaning, for the keys of cached answers
+/// and ETags: the API key left out, the values of a name given more than once
+/// joined with commas in the order given (so `ids=a&ids=b` and `ids=a,b`, the
+/// same request, have one form, and `ids=b&ids=a` another), names sorted.
+pub fn canonical_query(raw: &str) -> String {
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(raw.as_bytes())
+        .map(|(n, v)| (n.into_owned(), v.into_owned()))
+        .collect();
+    canonical(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+}
+
+fn canonical<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let mut pairs: Vec<(&str, &str)> = pairs.filter(|(n, _)| *n != KEY_PARAM).collect();
+    // Stable: the values of one name stay in the order given.
+    pairs.sort_by(|a, b| a.0.cmp(b.0));
+    let mut out = form_urlencoded::Serializer::new(String::new());
+    for same in pairs.chunk_by(|a, b| a.0 == b.0) {
+        let values: Vec<&str> = same.iter().map(|(_, v)| *v).collect();
+        out.append_pair(same[0].0, &values.join(","));
+    }
+    out.finish()
 }
 
 fn unknown_parameter(name: &str, allowed: &[&str]) -> ApiError {
@@ -391,9 +435,72 @@ mod tests {
                 .as_str()
                 .is_some_and(|m| m.contains("limit"))
         );
-        let err = Query::parse(Some("limit=5&limit=6"), &["limit"]).expect_err("twice");
+        let twice = q("limit=5&limit=6&sort=a&sort=a", &["limit", "sort"]);
+        let err = twice.int("limit", 1, 100).expect_err("twice");
         assert_eq!(err.code(), ErrorCode::InvalidArgument);
+        assert!(
+            err.body()["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("more than once"))
+        );
+        assert_eq!(
+            twice
+                .one_of("sort", &["a"])
+                .expect_err("same value twice")
+                .code(),
+            ErrorCode::InvalidArgument
+        );
         assert!(Query::parse(Some("key=pr_live_x&limit=1"), &["limit"]).is_ok());
+    }
+
+    #[test]
+    fn lists_take_repeated_keys_commas_or_both_and_bound_their_union() {
+        let allowed = &["ids", "metrics"];
+        let want = Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()]);
+        for raw in [
+            "ids=a,b,c",
+            "ids=a&ids=b&ids=c",
+            "ids=a,b&ids=c",
+            "ids=a&metrics=x&ids=b,c",
+        ] {
+            assert_eq!(q(raw, allowed).ids("ids").expect(raw), want, "{raw}");
+        }
+        for raw in [
+            "ids=a&ids=a",
+            "ids=a,b&ids=b",
+            "ids=a&ids=",
+            "ids=a&ids=b,,c",
+        ] {
+            assert_eq!(
+                q(raw, allowed).ids("ids").expect_err(raw).code(),
+                ErrorCode::InvalidArgument,
+                "{raw}"
+            );
+        }
+        let many: Vec<String> = (0..=MAX_LIST_ENTRIES)
+            .map(|i| format!("ids=m{i}"))
+            .collect();
+        let err = q(&many.join("&"), allowed)
+            .ids("ids")
+            .expect_err("too many");
+        assert!(err.body().to_string().contains("more than 100 entries"));
+        let metrics = q("metrics=x&metrics=y", allowed)
+            .list_of("metrics", &["x", "y"])
+            .expect("both");
+        assert_eq!(metrics, Some(vec!["x".to_owned(), "y".to_owned()]));
+    }
+
+    #[test]
+    fn both_list_forms_have_one_canonical_query_and_order_still_counts() {
+        let allowed = &["ids", "benchmark"];
+        let commas = q("ids=a,b&benchmark=x", allowed).normalized();
+        assert_eq!(commas, q("benchmark=x&ids=a&ids=b", allowed).normalized());
+        assert_eq!(
+            commas,
+            canonical_query("ids=a&key=pr_live_x&benchmark=x&ids=b")
+        );
+        assert_eq!(commas, "benchmark=x&ids=a%2Cb");
+        assert_ne!(commas, canonical_query("ids=b&ids=a&benchmark=x"));
     }
 
     #[test]

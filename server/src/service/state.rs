@@ -10,7 +10,7 @@ use salvo::Depot;
 
 use super::cache;
 use crate::access::Access;
-use crate::access::net::Cidr;
+use crate::access::net::{Cidr, LOOPBACK};
 use crate::store::reads::Reads;
 use crate::webhooks::Webhooks;
 
@@ -43,6 +43,8 @@ pub struct AppState {
     /// Webhook subscriptions and their delivery worker; `None`: the webhook
     /// endpoints answer 503 and nothing is delivered by this server.
     pub(crate) webhooks: Option<Webhooks>,
+    /// The client addresses `GET /metrics` answers (`--metrics-from`).
+    pub(crate) metrics_from: Arc<[Cidr]>,
 }
 
 impl AppState {
@@ -62,6 +64,7 @@ impl AppState {
             openapi: bytes::Bytes::from_static(super::OPENAPI_JSON.as_bytes()),
             embedded: None,
             webhooks: None,
+            metrics_from: LOOPBACK.into(),
         }
     }
 
@@ -136,6 +139,13 @@ impl AppState {
     /// The webhooks of this server, if it has them.
     pub fn webhooks(&self) -> Option<&Webhooks> {
         self.webhooks.as_ref()
+    }
+
+    /// The same state with `GET /metrics` answering these client addresses
+    /// instead of [`LOOPBACK`].
+    pub fn with_metrics_from(mut self, allowed: Vec<Cidr>) -> Self {
+        self.metrics_from = allowed.into();
+        self
     }
 
     /// Key resolution and quota accounting, also for channels other than REST (MCP).

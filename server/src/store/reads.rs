@@ -116,6 +116,11 @@ impl Reads {
         self
     }
 
+    /// Each replica's name (`host:port`) and data pool.
+    pub fn replica_pools(&self) -> impl Iterator<Item = (&str, &Pool)> {
+        self.replicas.iter().map(|r| (r.name.as_str(), &r.pool))
+    }
+
     /// The primary's data pool.
     pub fn primary(&self) -> &Pool {
         &self.primary
