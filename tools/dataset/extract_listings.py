@@ -5,6 +5,7 @@ into a facts file under tools/dataset/listings/ that the build reads (listings.p
     python3 tools/dataset/extract_listings.py sdk CLONE PACKAGE_DIR ID_REGEX OUT --repository OWNER/NAME --license L
     python3 tools/dataset/extract_listings.py bedrock CLONE OUT --repository OWNER/NAME --license L
     python3 tools/dataset/extract_listings.py genai CLONE OUT --repository OWNER/NAME --license L
+    python3 tools/dataset/extract_listings.py catalogue CLONE PATH CHANNEL OUT --repository OWNER/NAME --license L
 
 `sdk`: a maker's SDK whose generated code lists its model ids as string literals (OpenAI's
 `ChatModel`, Anthropic's `Model`). For each id, the first commit on the main line (first-parent
@@ -22,6 +23,11 @@ other than a scheduled pull adds (the first record, a change of what the generat
 sources): the first commit adding a model entry to a provider's file is the day it first listed
 the model there (launch basis `source_listed`); a file's first commit, and a commit adding more
 than BULK entries to one file (an import of a catalogue), give no day.
+
+`catalogue`: copies of a channel's own model list (OpenRouter's `/api/v1/models`, ...) that a
+repository keeps at PATH. Every version of the file in the history is read (catalogues.py parses
+it); each model id keeps the channel's own day of it (`created`, the day the channel says it added
+the model; the earliest where copies differ) and the first copy listing it (commit and day).
 
 Only facts leave the clone: id, day, commit. Run it on a clone of the repository's history (e.g.
 `git clone --bare`); the output names the repository, its head commit and the day read.
@@ -128,6 +134,31 @@ def bedrock_first(repo):
     return first, undatable
 
 
+def catalogue_first(repo, path, channel):
+    """({id: {day, commit, copy_day}}, [{commit, day, models}] of the copies read, {id: [days]} of
+    the ids whose copies give different days)."""
+    import catalogues
+    log = git(repo, "log", "--all", "--reverse", "--format=%H %cI", "--", path)
+    first, copies, days = {}, [], {}
+    for line in filter(None, log.splitlines()):
+        h, ts = line.split(" ", 1)
+        try:
+            text = git(repo, "show", f"{h}:{path}")
+        except subprocess.CalledProcessError:
+            continue        # the commit deleted the file
+        try:
+            created = catalogues.created_days(json.loads(text), channel)
+        except (json.JSONDecodeError, ValueError):
+            continue        # not a copy of the catalogue in that commit
+        copies.append({"commit": h, "day": ts[:10], "models": len(created)})
+        for i, d in created.items():
+            days.setdefault(i, set()).add(d)
+            if i not in first or d < first[i]["day"]:
+                first[i] = {"day": d, "commit": first.get(i, {}).get("commit", h),
+                            "copy_day": first.get(i, {}).get("copy_day", ts[:10])}
+    return first, copies, {i: sorted(d) for i, d in days.items() if len(d) > 1}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="kind", required=True)
@@ -142,11 +173,32 @@ def main():
     g = sub.add_parser("genai")
     g.add_argument("clone")
     g.add_argument("out")
-    for p in (s, b, g):
+    c = sub.add_parser("catalogue")
+    c.add_argument("clone")
+    c.add_argument("path")
+    c.add_argument("channel")
+    c.add_argument("out")
+    for p in (s, b, g, c):
         p.add_argument("--repository", required=True, help="owner/name on GitHub")
         p.add_argument("--license", required=True)
         p.add_argument("--about", required=True, help="what the listing is, one sentence")
     args = ap.parse_args()
+    head = git(args.clone, "log", "-1", "--format=%H %cI").split()
+    if args.kind == "catalogue":
+        first, copies, differ = catalogue_first(args.clone, args.path, args.channel)
+        out = {
+            "about": args.about,
+            "channel": args.channel,
+            "source": {"repository": f"github.com/{args.repository}", "paths": args.path, "commit": head[0],
+                       "commit_day": head[1][:10], "read": dt.date.today().isoformat(), "license": args.license,
+                       "extracted_by": "tools/dataset/extract_listings.py catalogue"},
+            "copies": copies,
+            "differ": differ,
+            "first": dict(sorted(first.items())),
+        }
+        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"{args.out}: {len(first)} ids from {len(copies)} copies, {len(differ)} with differing days")
+        return
     if args.kind == "sdk":
         first, undatable = sdk_first(args.clone, args.package_dir, re.compile(args.id_regex))
         paths = f"{args.package_dir}/**/*.py"
@@ -156,7 +208,6 @@ def main():
     else:
         first, undatable = genai_first(args.clone)
         paths = "prices/providers/*.yml"
-    head = git(args.clone, "log", "-1", "--format=%H %cI").split()
     out = {
         "about": args.about,
         "source": {"repository": f"github.com/{args.repository}", "paths": paths, "commit": head[0],

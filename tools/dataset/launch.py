@@ -15,9 +15,12 @@ tried in this order:
    (precision `month`).
 2. `maker_api`: the first day the maker's own API or SDK lists the model: OpenAI's and
    Anthropic's Python SDKs, and Bedrock's own model list for Amazon's models (listings.py).
-3. `first_listed`: the first day a channel's own listing shows it: Bedrock's model list, Azure's
-   retail price list (the earliest `effectiveStartDate` of its meters, azure_prices.py; always a
-   month's first day, a billing month: precision `month`).
+3. `first_listed`: the first day a channel's own listing shows it: OpenRouter's catalogue (the day
+   its `created` field gives, from copies of `/api/v1/models` kept in repositories, catalogues.py;
+   passed over where an archived copy after that day lists neither the model nor a variant of it,
+   radar.unlisted_after), Bedrock's model list, Azure's retail price list (the earliest
+   `effectiveStartDate` of its meters, azure_prices.py; always a month's first day, a billing
+   month: precision `month`).
 4. `source_listed`: the first day a secondary source lists it: litellm's price file (llmledger's
    day-dated `added` events from litellm's history, when no key of the model was listed before
    the ledger began and the day is no import: litellm adding more than IMPORT_MODELS models of
@@ -50,7 +53,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import azure_prices
+import catalogues
 import listings
+import radar
 from screen import FIRST_LAUNCH
 from series import days_between
 
@@ -72,13 +77,14 @@ IMPORTED_LEDGER = "added by litellm on a day it imported a catalogue (more than 
 LISTED, LISTED_VALUE = "listed", "yes"
 # the sightings that are a maker's or a channel's own listing (the rest are secondary sources')
 FIRST_PARTY_SOURCES = {"openai/openai-python", "anthropics/anthropic-sdk-python", "mirai73/bedrock-models",
-                       "azure-genai-prices", "model-price-radar"}
+                       "azure-genai-prices", "model-price-radar", "openrouter-api"}
 # an announced release more than this many days before the maker's own API first lists the model
 # is not its release (models.dev's 2024-12-01 for Amazon Nova 2 Lite, which Bedrock first lists on
 # 2025-12-03)
 EARLY_DAYS = 30
 ANNOUNCED_EARLY = "announced day more than 30 days before the maker's own API first lists it: not its release"
 PASSED_LATE = "launch day later than a sighting of the model on sale (more than 7 days): not its launch"
+UNLISTED = "created before an archived copy of the catalogue that does not list it: not its first listing"
 BEDROCK_LOOSE = "first Bedrock pull listing it more than 7 days after the pull before: no day"
 
 
@@ -110,7 +116,7 @@ class Facts:
     """The sources the rule reads, loaded once per build. `as_of`: a build of a past day knows no
     later fact."""
 
-    def __init__(self, ledger, ledger_src, releases, bisected, modelsdev_src, radar=None, azure=None, as_of=None,
+    def __init__(self, ledger, ledger_src, releases, bisected, modelsdev_src, archive=None, azure=None, as_of=None,
                  directory=listings.DIR):
         self.as_of = as_of
         self.ledger = ledger            # build.Ledger: presence per litellm key
@@ -133,10 +139,13 @@ class Facts:
         doc = listings.load(listings.BEDROCK, directory)
         dated, loose = listings.bedrock_days(doc, as_of)
         self.bedrock = (listings.label(doc), dated, loose, doc["undatable"])
-        # (source label, {openrouter id: sighting}) of the archived catalogue
-        self.radar = radar
+        # (source label, radar.sightings()) of the archived catalogue
+        self.radar = archive
         # (source label, {key: (day, meter, pulled)}) of Azure's price list
         self.azure = azure
+        # {channel: {channel's model id: (day, source)}} of the channels' own model lists
+        self.catalogues = {ch: {i: v for i, v in days.items() if not as_of or v[0] <= as_of}
+                           for ch, days in catalogues.load(directory).items()}
         self.pages = {}
         for f in json.loads((Path(directory) / "announced.json").read_text())["launches"]:
             if not as_of or f["day"] <= as_of:
@@ -178,6 +187,20 @@ class Facts:
                 # every effectiveStartDate of the list is a month's first day (3,289 of 3,289
                 # meters in 0.2.0): a billing month, not the day
                 cands.append(Launch(min(hits)[0], "first_listed", label, "month"))
+        for ch, days in sorted(self.catalogues.items()):
+            hits = []
+            for i in sorted(m.ids.get(ch, ())):
+                if i not in days:
+                    continue
+                copy = radar.unlisted_after(self.radar[1], i, days[i][0]) if self.radar and ch == "openrouter" else None
+                if copy:
+                    dropped.append((Launch(days[i][0], "first_listed", days[i][1]), UNLISTED,
+                                    f"{i}: the archived catalogue of {copy} lists neither it nor a variant"))
+                else:
+                    hits.append(days[i])
+            if hits:
+                day, source = min(hits)
+                cands.append(Launch(day, "first_listed", source))
         added, started = [], []
         for key in m.keys:
             for day, kind, _flag, _new in self.ledger.presence.get(key, ()):
@@ -207,8 +230,8 @@ class Facts:
             cands.append(Launch(day, "source_listed", f"{label.split('@')[0]}@{commit[:12]}"))
         seen += [Sighting(undatable[i], label) for i in m.genai if i in undatable]
         if self.radar:
-            label, first = self.radar
-            seen += [Sighting(first[i], label) for i in m.ids.get("openrouter", ()) if i in first]
+            label, sights = self.radar
+            seen += [Sighting(sights[i]["first"], label) for i in m.ids.get("openrouter", ()) if i in sights]
         keys = set(m.keys)
         for version, day, data in self.releases:
             if keys & data.keys():

@@ -46,6 +46,19 @@ def sightings(snaps):
     return out
 
 
+def unlisted_after(sights, mid, day):
+    """The day of the last archived copy before any listing of the model of `mid` or of a variant
+    of it (`x:free`, `x:batch`, ... of `x`), where that copy is later than `day`; else None. A copy
+    of that day shows the catalogue without the model: it was not listed on `day` yet, whatever
+    else says so (`sights`: sightings())."""
+    base = mid.split(":", 1)[0]
+    seen = [s for i, s in sights.items() if i == base or i.startswith(base + ":")]
+    if not seen:
+        return None
+    first = min(seen, key=lambda s: s["first"])
+    return first["after"] if first["after"] and first["after"] > day else None
+
+
 def moves(snaps):
     """[(id, component, old, new, after, seen)]: each change of a figure between two consecutive
     copies that both list the id, with the days of the copy before and of the copy showing it."""

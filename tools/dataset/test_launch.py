@@ -12,6 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import azure_prices  # noqa: E402
 import build  # noqa: E402
+import catalogues  # noqa: E402
 import launch  # noqa: E402
 import listings  # noqa: E402
 import radar  # noqa: E402
@@ -198,6 +199,61 @@ class Radar(unittest.TestCase):
         self.assertEqual(s["openai/gpt-4o"], {"first": "2024-10-01", "after": None, "last": "2024-11-04", "until": None})
         self.assertEqual(s["openai/gpt-4o-2024-08-06"],
                          {"first": "2024-10-01", "after": None, "last": "2024-10-01", "until": "2024-11-04"})
+
+
+class Catalogues(unittest.TestCase):
+    # OpenRouter's /api/v1/models as copied in anuran-roy/unified-llm-pricing@ef05c3be9faa
+    # (openrouter_models_all.json, 2026-08-19): three of its 549 models, fields read
+    COPY = {"data": [
+        {"id": "openai/gpt-5.6-luna", "canonical_slug": "openai/gpt-5.6-luna-20260709",
+         "name": "OpenAI: GPT-5.6 Luna", "created": 1783590864},
+        {"id": "openai/gpt-5.6-luna:batch", "canonical_slug": "openai/gpt-5.6-luna-20260709",
+         "name": "OpenAI: GPT-5.6 Luna (batch)", "created": 1783590864},
+        {"id": "deepseek/deepseek-chat", "canonical_slug": "deepseek/deepseek-chat-v3",
+         "name": "DeepSeek: DeepSeek V3", "created": 1735241320}]}
+    # model-price-radar-mcp 0.1.0: the archived catalogues' sightings of three models
+    SIGHTS = {"stepfun/step-3.5-flash": {"first": "2026-03-03", "after": "2026-02-01", "last": "2026-09-02", "until": None},
+              "stepfun/step-3.5-flash:free": {"first": "2026-03-03", "after": "2026-02-01", "last": "2026-04-01",
+                                              "until": "2026-05-04"},
+              "inclusionai/ling-2.6-1t": {"first": "2026-06-06", "after": "2026-05-04", "last": "2026-08-03",
+                                          "until": "2026-09-02"},
+              "inclusionai/ling-2.6-1t:free": {"first": "2026-05-04", "after": "2026-04-01", "last": "2026-05-04",
+                                               "until": "2026-06-06"},
+              "deepseek/deepseek-chat": {"first": "2024-06-19", "after": "2024-05-08", "last": "2026-09-02", "until": None}}
+
+    def test_created_is_read_as_its_utc_day(self):
+        days = catalogues.created_days(self.COPY, "openrouter")
+        self.assertEqual(days, {"openai/gpt-5.6-luna": "2026-07-09", "openai/gpt-5.6-luna:batch": "2026-07-09",
+                                "deepseek/deepseek-chat": "2024-12-26"})
+        # the gptel-openrouter-models copies keep the `data` list alone
+        self.assertEqual(catalogues.created_days(self.COPY["data"], "openrouter"), days)
+        with self.assertRaises(ValueError):
+            catalogues.created_days({"models": []}, "openrouter")
+
+    def test_the_committed_facts_name_their_copy(self):
+        got = catalogues.load()["openrouter"]
+        self.assertEqual(got["openai/gpt-5.6-luna"],
+                         ("2026-07-09", "openrouter-api created, copy anuran-roy/unified-llm-pricing@ef05c3be9faa"))
+        # aion-1.0 left OpenRouter before 2026-08; the daily copies of 2026-02-27 to 2026-05-01 list it
+        self.assertEqual(got["aion-labs/aion-1.0"][0], "2025-02-04")
+        self.assertTrue(got["aion-labs/aion-1.0"][1].startswith("openrouter-api created, copy skissue/gptel-openrouter-models@"))
+
+    def test_a_day_an_archived_copy_without_the_model_contradicts_is_no_first_listing(self):
+        # step-3.5-flash: created 2026-01-29, but the archived catalogue of 2026-02-01 lists neither it
+        # nor its :free variant
+        self.assertEqual(radar.unlisted_after(self.SIGHTS, "stepfun/step-3.5-flash", "2026-01-29"), "2026-02-01")
+        # ling-2.6-1t: created 2026-04-23; its :free variant is listed from the copy of 2026-05-04
+        self.assertIsNone(radar.unlisted_after(self.SIGHTS, "inclusionai/ling-2.6-1t", "2026-04-23"))
+        # a variant carries its model's day: judged by the model's listings
+        self.assertIsNone(radar.unlisted_after(self.SIGHTS, "inclusionai/ling-2.6-1t:batch", "2026-04-23"))
+        self.assertIsNone(radar.unlisted_after(self.SIGHTS, "x/never-archived", "2026-04-23"))
+
+    def test_an_id_the_channel_created_again_later_is_passed_over(self):
+        # deepseek/deepseek-chat: created 2024-12-26 (DeepSeek V3 took the id), archived since 2024-06-19
+        cands = [Launch("2024-12-26", "first_listed", "openrouter-api created, copy anuran-roy/unified-llm-pricing@ef05c3be9faa")]
+        got, dropped = choose(cands, [Sighting("2024-06-19", "model-price-radar 0.1.0")])
+        self.assertIsNone(got)
+        self.assertEqual([(d[0], d[1]) for d in dropped], [(cands[0], launch.PASSED_LATE)])
 
 
 class AzurePrices(unittest.TestCase):
