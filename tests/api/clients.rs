@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, bundled_app, python_json, venv_python};
+use crate::helpers::{TestApp, python_json, venv_python};
 
 /// What of an answer must equal the hand-written request's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,19 +32,24 @@ enum Same {
 struct Call {
     operation: &'static str,
     arguments: Value,
-    /// `GET path` or, with a body, `POST path`.
-    twin: &'static str,
+    /// `GET path` or, with a body, `POST path` (`DELETE path` with `delete`).
+    twin: String,
     body: Option<Value>,
+    delete: bool,
+    /// The API key both send (the generated client as its bearer token).
+    key: Option<String>,
     status: u16,
     same: Same,
 }
 
-fn call(operation: &'static str, arguments: Value, twin: &'static str) -> Call {
+fn call(operation: &'static str, arguments: Value, twin: impl Into<String>) -> Call {
     Call {
         operation,
         arguments,
-        twin,
+        twin: twin.into(),
         body: None,
+        delete: false,
+        key: None,
         status: 200,
         same: Same::Json,
     }
@@ -53,6 +58,16 @@ fn call(operation: &'static str, arguments: Value, twin: &'static str) -> Call {
 impl Call {
     fn post(mut self, body: Value) -> Self {
         self.body = Some(body);
+        self
+    }
+
+    fn delete(mut self) -> Self {
+        self.delete = true;
+        self
+    }
+
+    fn key(mut self, key: &str) -> Self {
+        self.key = Some(key.to_owned());
         self
     }
 
@@ -67,7 +82,12 @@ impl Call {
     }
 }
 
-fn calls() -> Vec<Call> {
+/// Every call; `key` a free key of the test's database, `webhooks` the ids of
+/// two subscriptions of that key (the generated client deletes the first, the
+/// hand-written twin the second).
+fn calls(key: &str, webhooks: [i64; 2]) -> Vec<Call> {
+    let hook = json!({"url": "http://127.0.0.1:9/hook", "model": ["openai:o3"],
+                      "event_type": ["retirement"]});
     let estimate = json!({"requests_per_month": 10000, "preset": "chatbot", "cache_hit_rate": 0.5,
                           "model_ids": ["openai:o3", "anthropic:claude-sonnet-4-5"]});
     let cost = crate::cost::anthropic_usage();
@@ -136,30 +156,89 @@ fn calls() -> Vec<Call> {
         )
         .status(400),
         call("list_models", json!({"limit": 0}), "/api/v1/models?limit=0").status(400),
+        // Each answer carries a new key or secret: the status and the model are compared.
+        call("issue_free_key", json!({}), "/api/v1/keys")
+            .post(json!({}))
+            .status(201)
+            .same(Same::Status),
+        call("create_webhook", json!({"body": hook}), "/api/v1/webhooks")
+            .post(hook.clone())
+            .key(key)
+            .status(201)
+            .same(Same::Status),
+        call("list_webhooks", json!({}), "/api/v1/webhooks")
+            .key(key)
+            .same(Same::Status),
+        call(
+            "delete_webhook",
+            json!({"webhook_id": webhooks[0].to_string()}),
+            format!("/api/v1/webhooks/{}", webhooks[1]),
+        )
+        .delete()
+        .key(key)
+        .same(Same::Status),
     ]
 }
 
 /// The hand-written twin's answer: (status, body as text).
 async fn twin(app: &TestApp, call: &Call) -> (u16, String) {
-    let reply = match &call.body {
-        Some(body) => app.post_json(call.twin, &body.to_string()).await,
-        None => app.call(call.twin).await,
+    let headers: Vec<(&str, &str)> = call
+        .key
+        .as_deref()
+        .map(|key| ("x-api-key", key))
+        .into_iter()
+        .collect();
+    let reply = match (&call.body, call.delete) {
+        (_, true) => app.delete_with(&call.twin, &headers).await,
+        (Some(body), false) => {
+            app.post_json_with(&call.twin, &body.to_string(), &headers)
+                .await
+        }
+        (None, false) => app.call_with(&call.twin, &headers).await,
     };
     (reply.status, reply.text)
 }
 
 #[tokio::test]
 async fn a_generated_python_client_calls_every_operation_and_gets_what_rest_answers() {
-    let (_db, app) = bundled_app().await;
+    let db = crate::helpers::TestDb::new().await;
+    crate::helpers::publish_bundled(&db).await;
+    // Webhooks on, to a receiver on loopback (nothing is delivered: no worker)
+    let app = crate::helpers::data_app_with(
+        &db,
+        crate::helpers::AppOptions {
+            webhooks: Some(pricing::webhooks::Settings {
+                deliver: false,
+                allow_private: true,
+                ..pricing::webhooks::Settings::default()
+            }),
+            ..Default::default()
+        },
+    )
+    .await;
+    let key = crate::keys::issue(&db, "free").await;
+    let mut hooks = Vec::new();
+    for _ in 0..2 {
+        let made = app
+            .post_json_with(
+                "/api/v1/webhooks",
+                r#"{"url": "http://127.0.0.1:9/hook"}"#,
+                &[("x-api-key", &key)],
+            )
+            .await
+            .expect(201)
+            .json();
+        hooks.push(made["data"]["id"].as_i64().expect("webhook id"));
+    }
     let work = std::env::temp_dir().join(format!(
         "pricing-generated-client-{}-{}",
         std::process::id(),
         app.addr.port()
     ));
-    let calls = calls();
+    let calls = calls(&key, [hooks[0], hooks[1]]);
     let input: Vec<Value> = calls
         .iter()
-        .map(|c| json!({"operation": c.operation, "arguments": c.arguments}))
+        .map(|c| json!({"operation": c.operation, "arguments": c.arguments, "token": c.key}))
         .collect();
     let out = python_json(
         &venv_python("PRICING_CLIENTS_PYTHON", "py-clients"),

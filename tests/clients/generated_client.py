@@ -146,18 +146,19 @@ def main():
     client_module = importlib.import_module(PACKAGE)
     modules = operations(PACKAGE)
     sent = []
-    client = client_module.Client(
-        base_url=base,
-        raise_on_unexpected_status=True,
-        timeout=30.0,
-        httpx_args={"event_hooks": {"request": [lambda request: sent.append(str(request.url))]}},
-    )
+    hooks = {"event_hooks": {"request": [lambda request: sent.append(str(request.url))]}}
+    client = client_module.Client(base_url=base, raise_on_unexpected_status=True, timeout=30.0,
+                                  httpx_args=hooks)
     results = []
     for call in calls:
         function = modules[call["operation"]].sync_detailed
         hints = typing.get_type_hints(function)
         arguments = {name: convert(hints[name], value) for name, value in call["arguments"].items()}
-        response = function(client=client, **arguments)
+        # a call with an API key sends it as the generated client's bearer token
+        caller = client if not call.get("token") else client_module.AuthenticatedClient(
+            base_url=base, token=call["token"], raise_on_unexpected_status=True, timeout=30.0,
+            httpx_args=hooks)
+        response = function(client=caller, **arguments)
         content_type = response.headers.get("content-type", "")
         result = {
             "operation": call["operation"],
