@@ -29,6 +29,9 @@ pub const MAX_SLUG_CHARS: usize = 64;
 pub const MAX_QUERY_CHARS: usize = 200;
 /// The longest value of any parameter (a cursor is the longest kind), in characters.
 pub const MAX_VALUE_CHARS: usize = 2048;
+/// The most models a watch list (`model` of the changes and the feeds, a
+/// webhook subscription's `model`) names.
+pub const MAX_WATCHED: usize = 50;
 
 /// Whether `v` has more than `max` characters; its cost does not grow past `max`.
 pub fn too_long(v: &str, max: usize) -> bool {
