@@ -24,6 +24,7 @@ links would carry the server's port, which changes between runs).
 import base64
 import http.client
 import json
+import os
 import sys
 import urllib.parse
 
@@ -50,8 +51,11 @@ KEPT_HEADERS = [
     "mcp-session-id",
 ]
 
-CHANNELS = ["official", "openrouter", "aws_bedrock", "azure", "vertex", "together",
-            "fireworks", "groq", "novita"]
+# The channels as the OpenAPI document lists them (tests/api/openapi.rs checks
+# that list against the server's, server/src/publish/snapshot.rs CHANNELS).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server", "openapi.json"),
+          encoding="utf-8") as _doc:
+    CHANNELS = json.load(_doc)["components"]["schemas"]["Channel"]["enum"]
 SORTS = ["price_input_asc", "price_output_asc", "price_blended_asc", "context_desc",
          "updated_desc"]
 STATUSES = ["active", "deprecated", "retired", "all"]
