@@ -15,8 +15,9 @@ recordings compare equal only on the same UTC day.
 
 Left out because they carry the time, not the behaviour: the `Date` header,
 `X-RateLimit-Reset` (the end of the current window) and `uptime_seconds` in
-the body of /healthz. Every request names the host `localhost` (the feeds'
-links would carry the server's port, which changes between runs).
+the body of /healthz. Every request names the host `localhost`, and the server
+is told its public URL is http://localhost (record-responses.sh), so that the
+feeds' links do not carry the port it listens on, which changes between runs.
 
 `compare` prints the first differences and exits 1 when there are any.
 """
