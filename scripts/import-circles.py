@@ -21,7 +21,7 @@ import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-# (crate root, name) of every Rust crate checked.
+# The root file of every Rust crate checked, and the folders of Python modules.
 RUST_CRATES = [
     "server/src/lib.rs",
     "server/src/main.rs",
@@ -74,7 +74,7 @@ def strip_rust(text):
 
 
 def split_tree(tree):
-    """`a::{b, c::{d, e as f}, self}` -> [[a, b], [a, c, d], [a, c, e], [a]] (aliases dropped)."""
+    """`a::{b, c::{d, e as f}, self}` -> [([a, b], None), ([a, c, d], None), ([a, c, e], "f"), ([a], None)]."""
     tree = re.sub(r"\s+", "", re.sub(r"\s+as\s+", "@", tree))
 
     def parse(s, prefix):
@@ -154,7 +154,7 @@ class Crate:
             self.modules.setdefault(inner, path)
             self.children.setdefault(mod_at(start), set()).add(name)
             self.children.setdefault(inner, set())
-        for m in re.finditer(rf"(?:#\[path\s*=[^\]]*\]\s*)?\b(?:pub(?:\([^)]*\))?\s+)?mod\s+({IDENT})\s*;", text):
+        for m in re.finditer(rf"\b(?:pub(?:\([^)]*\))?\s+)?mod\s+({IDENT})\s*;", text):
             name = m.group(1)
             parent = mod_at(m.start())
             self.children.setdefault(parent, set()).add(name)
