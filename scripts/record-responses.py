@@ -15,8 +15,9 @@ recordings compare equal only on the same UTC day.
 
 Left out because they carry the time, not the behaviour: the `Date` header,
 `X-RateLimit-Reset` (the end of the current window) and `uptime_seconds` in
-the body of /healthz. Every request names the host `localhost` (the feeds'
-links would carry the server's port, which changes between runs).
+the body of /healthz. Every request names the host `localhost`, and the server
+is told its public URL is http://localhost (record-responses.sh), so that the
+feeds' links do not carry the port it listens on, which changes between runs.
 
 `compare` prints the first differences and exits 1 when there are any.
 """
@@ -24,6 +25,7 @@ links would carry the server's port, which changes between runs).
 import base64
 import http.client
 import json
+import os
 import sys
 import urllib.parse
 
@@ -50,8 +52,11 @@ KEPT_HEADERS = [
     "mcp-session-id",
 ]
 
-CHANNELS = ["official", "openrouter", "aws_bedrock", "azure", "vertex", "together",
-            "fireworks", "groq", "novita"]
+# The channels as the OpenAPI document lists them (tests/api/openapi.rs checks
+# that list against the server's, server/src/publish/snapshot.rs CHANNELS).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server", "openapi.json"),
+          encoding="utf-8") as _doc:
+    CHANNELS = json.load(_doc)["components"]["schemas"]["Channel"]["enum"]
 SORTS = ["price_input_asc", "price_output_asc", "price_blended_asc", "context_desc",
          "updated_desc"]
 STATUSES = ["active", "deprecated", "retired", "all"]

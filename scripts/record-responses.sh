@@ -66,8 +66,10 @@ serve() {
     port=$(free_port)
     BASE=http://127.0.0.1:$port
     # Anonymous requests name their client in X-Forwarded-For (see the .py).
-    "$BIN" serve --listen "127.0.0.1:$port" --data-dir "$1" --trusted-proxies 127.0.0.1/32 \
-        --demo-dir "$DIR/no-demo" 2>>"$DIR/serve.log" &
+    # The feeds' links and the OpenAPI document's server name the public URL,
+    # by default the address listened on, whose port changes between runs.
+    "$BIN" serve --listen "127.0.0.1:$port" --public-url http://localhost --data-dir "$1" \
+        --trusted-proxies 127.0.0.1/32 --demo-dir "$DIR/no-demo" 2>>"$DIR/serve.log" &
     SERVER=$!
     wait_until_serving "$BASE" "$SERVER" "$DIR/serve.log"
 }

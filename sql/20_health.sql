@@ -4,5 +4,5 @@ create function api.health()
 returns table (as_of timestamptz)
 language sql stable
 as $$
-    select (select cp.as_of from api.current_publish() as cp)
+    select (select s.as_of from api._served(false) as s)
 $$;

@@ -35,7 +35,7 @@ $$;
 
 -- api._envelope(publish, as_of, data, pagination, hint): the body every data
 -- function answers, {"as_of", "publish", "data", "pagination", "hint"}, for
--- the publish it read (sql/22_errors.sql api._served); hint may be null.
+-- the publish it read (sql/10_served.sql api._served); hint may be null.
 create function api._envelope(p_publish bigint, p_as_of timestamptz, p_data jsonb, p_pagination jsonb,
                               p_hint text)
 returns jsonb

@@ -1,5 +1,4 @@
--- Errors, and the served publish every endpoint starts from. Every api
--- function reports a failure the client caused with
+-- Errors. Every api function reports a failure the client caused with
 --   raise exception using errcode = 'PR...', message = <what is wrong>,
 --     detail = <JSON object merged into the error body, e.g. did_you_mean>,
 --     hint = <next_step: what the client can do>;
@@ -11,33 +10,11 @@
 --   PRLIM LIMIT_EXCEEDED (409)
 -- Raised by: PRARG here (_raise_invalid) and wherever a value is refused;
 -- PRCUR sql/23_cursors.sql; PRWIN sql/26_events.sql; PRMNF and PRPNF
--- sql/24_resolution.sql; PRNPD the price endpoints; PRNOD here (_served);
+-- sql/24_resolution.sql; PRNPD the price endpoints; PRNOD sql/10_served.sql (_served);
 -- PRWNF and PRLIM sql/39_webhooks.sql.
 -- Names start with an underscore: the web role may not call these helpers
 -- (sql/99_grants.sql); the public api functions run them with the owner's
 -- rights.
-
--- api._served(): the publish being served: id, as_of, and its UTC day (the day
--- whose prices are "current"). Raises PRNOD (503 SERVICE_UNAVAILABLE) while
--- nothing has been published.
-create function api._served()
-returns table (id bigint, as_of timestamptz, day date)
-language plpgsql stable
-as $$
-begin
-    return query
-    select p.id, p.as_of, (p.as_of at time zone 'UTC')::date
-    from pricing.publishes as p
-    order by p.id desc
-    limit 1;
-    if not found then
-        raise exception using
-            errcode = 'PRNOD',
-            message = 'no pricing data has been published yet',
-            hint = 'retry later; the operator publishes data with `pricing publish`';
-    end if;
-end
-$$;
 
 -- api._raise_invalid(parameter, message, allowed): INVALID_ARGUMENT naming the
 -- parameter and the values it allows.

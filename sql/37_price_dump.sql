@@ -61,12 +61,3 @@ as $$
                     api._price_dump_csv(s.day, s.as_of))
     from api._served() as s
 $$;
-
--- api.served_publish(): the publish being served (id, as_of).
--- Errors: PRNOD nothing published yet.
-create function api.served_publish()
-returns table (id bigint, as_of text)
-language sql stable
-as $$
-    select s.id, api._ts(s.as_of) from api._served() as s
-$$;

@@ -88,7 +88,7 @@ begin
     values (
         p_key_id, p_url, v_models, v_provider, p_event_types::pricing.event_type[],
         coalesce(p_min_significance, 0), p_secret,
-        coalesce((select max(p.id) from pricing.publishes as p), 0)
+        coalesce((select s.id from api._served(false) as s), 0)
     )
     returning w.* into v_row;
     return jsonb_build_object('data', api._webhook_item(v_row, 0));

@@ -200,7 +200,7 @@ declare
     v_withdrawn bigint;
 begin
     perform publish.lock();
-    select max(as_of) into v_last from pricing.publishes;
+    select s.as_of into v_last from api._served(false) as s;
     if v_last is not null and p_as_of <= v_last then
         raise exception 'publish time % is not after the last publish (%)', p_as_of, v_last
             using errcode = 'P0001',

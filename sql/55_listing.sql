@@ -56,7 +56,5 @@ $$;
 
 -- The listing and the dump follow the served publish also when sql/ itself
 -- changes (a new build of either), so they are rebuilt whenever this schema is.
-select publish.refresh_listing(p.id), publish.refresh_dump(p.id)
-from pricing.publishes as p
-order by p.id desc
-limit 1;
+select publish.refresh_listing(s.id), publish.refresh_dump(s.id)
+from api._served(false) as s;

@@ -57,7 +57,7 @@ returns integer
 language plpgsql
 as $$
 declare
-    v_newest bigint := (select max(p.id) from pricing.publishes as p);
+    v_newest bigint := (select s.id from api._served(false) as s);
     v_ids bigint[];
     v_made integer;
 begin

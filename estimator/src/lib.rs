@@ -82,6 +82,7 @@ mod condition;
 mod estimate;
 mod money;
 mod preset;
+mod prices;
 mod rates;
 mod report;
 mod usage;
@@ -90,13 +91,14 @@ mod workload;
 pub use assumption::{Assumption, Assumptions};
 pub use condition::{MINUTES_PER_WEEK, Region, Span, TimeWindow, WindowName};
 pub use estimate::{
-    AppliedPrices, CostBreakdown, CostEstimate, EstimateError, ModelPrices, PriceField,
-    cmp_total_cost, estimate, estimate_many, sort_by_total_cost,
+    AppliedPrices, CostBreakdown, CostEstimate, EstimateError, cmp_total_cost, estimate,
+    estimate_many, sort_by_total_cost,
 };
 pub use money::{
     MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money, write_money,
 };
 pub use preset::{Preset, RequestVolumes, UnknownPreset};
+pub use prices::{ModelPrices, PriceField};
 pub use rates::{
     CacheTtl, Component, Conditions, Promotion, Rate, RateCard, Selected, Served, ServiceTier, When,
 };

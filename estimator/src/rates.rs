@@ -17,8 +17,8 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::condition::{MINUTES_PER_WEEK, Region, TimeWindow, WindowName};
-use crate::estimate::ModelPrices;
 use crate::money::serde_helpers;
+use crate::prices::ModelPrices;
 
 /// A priced part of a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::assumption::Assumption;
-use crate::estimate::{CostEstimate, EstimateError, ModelPrices, estimate, sort_by_total_cost};
+use crate::estimate::{CostEstimate, EstimateError, estimate, sort_by_total_cost};
+use crate::prices::ModelPrices;
 use crate::rates::{Conditions, RateCard, Served, When};
 use crate::workload::ResolvedWorkload;
 

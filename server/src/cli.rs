@@ -13,10 +13,10 @@ use crate::access::net::Cidr;
 use crate::app::App;
 use crate::publish;
 use crate::publish::snapshot::{Checks, Snapshot};
+use crate::publish::sync;
 use crate::service::{AppState, cache};
 use crate::store::cluster::{self, LocalCluster, Supervision};
 use crate::store::db;
-use crate::sync;
 use crate::telemetry::LogFormat;
 use crate::webhooks::{self, Webhooks};
 
@@ -749,11 +749,20 @@ async fn sync_every(config: Config, options: sync::Options, every: Duration) {
     }
 }
 
+/// Everything a server needs before it serves: the schema migrated, and on a
+/// database where nothing was ever published, the bundled dataset published.
+/// Returns the served publish time.
+async fn prepare(config: &Config) -> anyhow::Result<time::OffsetDateTime> {
+    let mut owner = db::connect(config).await?;
+    db::migrate(&mut owner).await?;
+    publish::publish_bundled_if_empty(&mut owner).await
+}
+
 /// A database that is still starting is waited for (30 s), not failed on.
 async fn prepare_with_retry(config: &Config) -> anyhow::Result<time::OffsetDateTime> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
-        match db::prepare(config).await {
+        match prepare(config).await {
             Ok(as_of) => return Ok(as_of),
             Err(err) if tokio::time::Instant::now() < deadline => {
                 tracing::warn!(error = %format!("{err:#}"), "database not reachable yet; retrying");

@@ -5,7 +5,8 @@
 //! a transport, `http` (REST) or `mcp`, which runs an operation of `service`,
 //! which calls one `api` function through `store`; `access` decides who is
 //! calling and whether they may. A snapshot goes through `publish` into the
-//! database; `sync` builds one from the sources' newest releases; `webhooks`
+//! database (`publish::sync` builds one from the sources' newest releases, and
+//! the bundled dataset fills an empty database at start); `webhooks`
 //! sends the events of each publish to the subscriptions of key holders. `cli`
 //! is the command on top.
 
@@ -18,7 +19,6 @@ pub mod mcp;
 pub mod publish;
 pub mod service;
 pub mod store;
-pub mod sync;
 pub mod telemetry;
 pub mod webhooks;
 

@@ -150,6 +150,41 @@ async fn the_document_lists_exactly_the_values_the_server_accepts() {
         .map(|p| p.as_str().to_owned())
         .collect();
     assert_eq!(presets, expected);
+    // Every list of channels in the document, inline copies in schemas
+    // included, is the server's.
+    let channel_lists = enums_naming(&doc, "openrouter");
+    assert!(channel_lists.len() >= 2, "{channel_lists:?}");
+    for list in channel_lists {
+        assert_eq!(list, owned(vocab::CHANNELS));
+    }
+}
+
+/// Every `enum` anywhere in `value` that lists `member`.
+fn enums_naming(value: &Value, member: &str) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    match value {
+        Value::Object(fields) => {
+            if let Some(list) = fields.get("enum").and_then(Value::as_array)
+                && list.iter().any(|v| v == member)
+            {
+                found.push(
+                    list.iter()
+                        .map(|v| v.as_str().expect("string").to_owned())
+                        .collect(),
+                );
+            }
+            for v in fields.values() {
+                found.extend(enums_naming(v, member));
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                found.extend(enums_naming(v, member));
+            }
+        }
+        _ => {}
+    }
+    found
 }
 
 #[tokio::test]

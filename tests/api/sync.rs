@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use pricing::publish::Guard;
 use pricing::publish::snapshot::Checks;
-use pricing::sync::{self, Outcome};
+use pricing::publish::sync::{self, Outcome};
 use rust_decimal::Decimal;
 use serde_json::Value;
 

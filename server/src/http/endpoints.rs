@@ -16,7 +16,7 @@ use super::cache::send_envelope;
 use crate::error::ApiError;
 use crate::service::operations::{OPERATIONS, Operation, Post, Read};
 use crate::service::params::{Query, check_model_id};
-use crate::service::{body, estimate, state};
+use crate::service::{body, fields, state};
 
 /// The largest body a POST endpoint reads.
 const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -137,14 +137,14 @@ fn is_json(req: &Request) -> bool {
 /// A POST's body: JSON sent as such (422 otherwise), at most `max` bytes.
 pub(super) async fn json_body(req: &mut Request, max: usize) -> Result<Value, ApiError> {
     if !is_json(req) {
-        return Err(ApiError::validation(vec![estimate::item(
+        return Err(ApiError::validation(vec![fields::item(
             &[],
             "content_type",
             "the body must be JSON, sent with Content-Type: application/json",
             None,
         )]));
     }
-    estimate::parse_json(&body::read(req, max).await?)
+    fields::parse_json(&body::read(req, max).await?)
 }
 
 /// A POST endpoint of the table of operations: a JSON body in, the envelope out, never cached.

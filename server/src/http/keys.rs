@@ -17,7 +17,7 @@ use crate::access::limits::{access, request_client, write_headers};
 use crate::access::quota::{Decision, Refusal};
 use crate::error::{ApiError, ErrorCode};
 use crate::service::params::Query;
-use crate::service::respond::SCHEMA_VERSION;
+use crate::service::vocab::SCHEMA_VERSION;
 
 #[handler]
 pub(super) async fn issue_key(

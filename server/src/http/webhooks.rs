@@ -12,7 +12,8 @@ use crate::access::Caller;
 use crate::error::{ApiError, ErrorCode};
 use crate::service::params::Query;
 use crate::service::state;
-use crate::webhooks::{self, Webhooks};
+use crate::service::webhooks;
+use crate::webhooks::Webhooks;
 
 /// The largest subscription body read.
 const MAX_BODY_BYTES: usize = 16 * 1024;

@@ -3,15 +3,19 @@
 //! The rows are checked here (snapshot.rs), loaded into stage tables, and the
 //! database diffs them against what is published, writes the new state and
 //! emits the events (`publish.apply` in sql/50_publish.sql). Any failure rolls
-//! the whole publish back, so the previous publish stays served.
+//! the whole publish back, so the previous publish stays served. The two
+//! other ways in: the bundled dataset on a database where nothing was ever
+//! published ([`publish_bundled_if_empty`]), and `pricing sync` ([`sync`]).
 
 pub mod snapshot;
+pub mod sync;
 
 use rust_decimal::Decimal;
 use time::{Date, OffsetDateTime};
 use tokio_postgres::Client;
 
 use crate::publish::snapshot::{BadRow, Checks, Snapshot, Staged, StagedPrice};
+use crate::store::db;
 
 /// How to publish.
 #[derive(Debug, Clone, Copy)]
@@ -96,6 +100,19 @@ pub struct Report {
     pub skipped: Vec<BadRow>,
     /// Counts from the database: models, rows inserted and deleted, events by type.
     pub summary: serde_json::Value,
+}
+
+/// On a database where nothing was ever published, publishes the bundled
+/// dataset ([`BUNDLED_SNAPSHOT`]); returns the time of the served publish.
+pub async fn publish_bundled_if_empty(client: &mut Client) -> anyhow::Result<OffsetDateTime> {
+    if let Some(served) = db::served(client).await? {
+        return Ok(served.as_of);
+    }
+    tracing::info!("nothing published yet: publishing the bundled dataset");
+    let snapshot = Snapshot::from_bytes(BUNDLED_SNAPSHOT)?;
+    let report = publish(client, &snapshot, Options::default()).await?;
+    tracing::info!(summary = %report.summary, "bundled dataset published");
+    Ok(report.as_of)
 }
 
 /// Publishes `snapshot`, or nothing at all.

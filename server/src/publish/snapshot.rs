@@ -1097,3 +1097,68 @@ fn stage_series(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CHANNELS;
+
+    /// The part of a repository file after the first `after`, up to the next `until`.
+    fn excerpt(path: &str, after: &str, until: &str) -> String {
+        let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("reading {full}: {e}"));
+        let start = text
+            .find(after)
+            .unwrap_or_else(|| panic!("{path}: `{after}` not found"))
+            + after.len();
+        let rest = &text[start..];
+        rest[..rest.find(until).expect("the list ends")].to_owned()
+    }
+
+    /// [`CHANNELS`] is the one channel list: the database's enum
+    /// (migrations/) and the OpenAPI document are checked against it by
+    /// tests/api/sql_functions.rs and tests/api/openapi.rs,
+    /// scripts/record-responses.py reads the OpenAPI document's, and the copies
+    /// in other languages are read here.
+    #[test]
+    fn every_copy_of_the_channel_list_is_this_one() {
+        // "a", "b": the quoted strings are every other piece between quotes.
+        let quoted = |list: String| -> Vec<String> {
+            list.split('"')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_owned)
+                .collect()
+        };
+        let options = |list: String| -> Vec<String> {
+            list.split("<option>")
+                .skip(1)
+                .map(|o| o[..o.find("</option>").expect("closed")].to_owned())
+                .collect()
+        };
+        let copies = [
+            (
+                "tools/dataset/resolve.py",
+                quoted(excerpt("tools/dataset/resolve.py", "\nCHANNELS = (", ")")),
+            ),
+            (
+                "web-demo/www/model.js",
+                quoted(excerpt(
+                    "web-demo/www/model.js",
+                    "\nconst CHANNELS = [",
+                    "]",
+                )),
+            ),
+            (
+                "web-demo/www/models.html",
+                options(excerpt(
+                    "web-demo/www/models.html",
+                    "<select id=\"f-channel\"",
+                    "</select>",
+                )),
+            ),
+        ];
+        for (path, copy) in copies {
+            assert_eq!(copy, CHANNELS, "the channel list of {path}");
+        }
+    }
+}

@@ -395,12 +395,11 @@ impl ResponseCache {
         let ready = async {
             client.batch_execute(&format!("listen {CHANNEL}")).await?;
             // Whatever landed while we were not listening: re-read the publish.
-            let publish = client
-                .query_opt("select max(id) from pricing.publishes", &[])
+            let publish = crate::store::db::served(&client)
                 .await
                 .ok()
                 .flatten()
-                .and_then(|row| row.get::<_, Option<i64>>(0));
+                .map(|served| served.id);
             anyhow::Ok(publish)
         };
         let publish = match ready.await {

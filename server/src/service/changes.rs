@@ -1,7 +1,7 @@
 //! `GET /api/v1/changes`: the feed of published events, newest first
 //! (sql/35_list_changes.sql). The public feeds (feeds.rs) read the same function.
 
-use super::params::Query;
+use super::params::{MAX_WATCHED, Query};
 use super::respond::call_json;
 use super::state::AppState;
 use super::vocab::EVENT_TYPES;
@@ -21,9 +21,6 @@ pub const PARAMS: &[&str] = &[
 /// The parameters of the public feeds (http/feeds.rs): the same filters, the
 /// cursor aside, since a feed is one page, the newest.
 pub const FEED_PARAMS: &[&str] = PARAMS.split_last().expect("PARAMS is not empty").1;
-
-/// The most models a watch list (`model`) names.
-pub const MAX_WATCHED: usize = 50;
 
 /// The filters of the changes feed, shared with the public feeds.
 #[derive(Debug)]

@@ -14,9 +14,8 @@ use serde_json::{Map, Value, json};
 use time::format_description::well_known::Rfc3339;
 use time::{Date, OffsetDateTime};
 
-use super::estimate::{
-    body_object, choice, item, post_envelope, rate_cards, read_string, reject_unknown,
-};
+use super::estimate::{post_envelope, rate_cards};
+use super::fields::{body_object, choice, item, read_string, reject_unknown};
 use super::params::check_model_id;
 use super::state::AppState;
 use crate::error::{ApiError, excerpt};

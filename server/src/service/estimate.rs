@@ -19,10 +19,12 @@ use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use time::Date;
 
+use super::fields::{body_object, choice, item, read_string, reject_unknown};
 use super::params::{DATE_MESSAGE, check_model_id, parse_date};
-use super::respond::{SCHEMA_VERSION, call_json};
+use super::respond::call_json;
 use super::state::AppState;
-use crate::error::{ApiError, ValidationItem, excerpt};
+use super::vocab::SCHEMA_VERSION;
+use crate::error::{ApiError, ValidationItem};
 
 /// The body fields, in the order they are checked.
 const FIELDS: &[&str] = &[
@@ -75,23 +77,6 @@ enum Integer {
     OutOfRange,
 }
 
-pub(crate) fn item(
-    loc: &[Value],
-    kind: &'static str,
-    msg: &str,
-    input: Option<Value>,
-) -> ValidationItem {
-    let mut full = vec![json!("body")];
-    full.extend_from_slice(loc);
-    ValidationItem {
-        loc: full,
-        msg: msg.to_owned(),
-        kind,
-        input,
-        ctx: None,
-    }
-}
-
 fn read_integer(name: &str, v: &Value, errors: &mut Vec<ValidationItem>) -> Option<Integer> {
     if let Some(n) = v.as_u64() {
         return Some(Integer::Fits(n));
@@ -137,59 +122,6 @@ fn read_rate(name: &str, v: &Value, errors: &mut Vec<ValidationItem>) -> Option<
         ));
     }
     parsed
-}
-
-/// A string field, if present: a 422 item for another JSON type.
-pub(crate) fn read_string(
-    fields: &serde_json::Map<String, Value>,
-    name: &str,
-    errors: &mut Vec<ValidationItem>,
-) -> Option<String> {
-    let v = fields.get(name)?;
-    let s = v.as_str().map(str::to_owned);
-    if s.is_none() {
-        errors.push(item(
-            &[json!(name)],
-            "string_type",
-            "Input should be a valid string",
-            Some(v.clone()),
-        ));
-    }
-    s
-}
-
-/// Parses a posted body as JSON: 422 for what is not JSON.
-pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value, ApiError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::validation(vec![item(
-            &[],
-            "missing",
-            "Field required: the request body is required (a JSON object)",
-            None,
-        )]));
-    }
-    serde_json::from_slice(bytes).map_err(|e| {
-        ApiError::validation(vec![ValidationItem {
-            loc: vec![json!("body"), json!(e.column())],
-            msg: "JSON decode error".into(),
-            kind: "json_invalid",
-            input: None,
-            ctx: Some(json!({"error": e.to_string()})),
-        }])
-    })
-}
-
-/// A body's fields: 422 for a body that is not a JSON object.
-pub(crate) fn body_object(value: Value) -> Result<serde_json::Map<String, Value>, ApiError> {
-    match value {
-        Value::Object(fields) => Ok(fields),
-        other => Err(ApiError::validation(vec![item(
-            &[],
-            "model_attributes_type",
-            "Input should be a valid JSON object",
-            Some(other),
-        )])),
-    }
 }
 
 /// Reads the body's fields: 422 for what cannot be read, 400 for unknown fields.
@@ -275,30 +207,6 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
     Ok(body)
 }
 
-/// 400 for a body field outside `known`, naming the fields the body takes.
-pub(crate) fn reject_unknown(
-    fields: &serde_json::Map<String, Value>,
-    known: &[&str],
-) -> Result<(), ApiError> {
-    match fields.keys().find(|k| !known.contains(&k.as_str())) {
-        None => Ok(()),
-        Some(unknown) => {
-            let unknown = excerpt(unknown);
-            Err(ApiError::invalid(
-                &unknown,
-                format!(
-                    "unknown body field `{unknown}`; the body takes: {}",
-                    known.join(", ")
-                ),
-                &format!(
-                    "one of the fields {}, or leave `{unknown}` out",
-                    known.join(", ")
-                ),
-            ))
-        }
-    }
-}
-
 /// A count as the workload takes it; one beyond `u64` is out of range as 0 is.
 fn count(field: WorkloadField, v: Option<Integer>) -> Result<Option<u64>, WorkloadError> {
     match v {
@@ -306,26 +214,6 @@ fn count(field: WorkloadField, v: Option<Integer>) -> Result<Option<u64>, Worklo
         Some(Integer::Fits(n)) => Ok(Some(n)),
         Some(Integer::OutOfRange) => Err(WorkloadError::BelowOne { field }),
     }
-}
-
-/// A named value of the body field `name` (a preset, a TTL, a tier), if given: 400 naming what
-/// it allows.
-pub(crate) fn choice<T: FromStr>(
-    name: &str,
-    allowed: &str,
-    value: Option<&str>,
-) -> Result<Option<T>, ApiError> {
-    value
-        .map(|v| {
-            T::from_str(v).map_err(|_| {
-                ApiError::invalid(
-                    name,
-                    format!("`{name}` must be {allowed}; got `{}`", excerpt(v)),
-                    allowed,
-                )
-            })
-        })
-        .transpose()
 }
 
 /// A workload field's named value (see [`choice`]).
@@ -466,6 +354,7 @@ pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, A
 mod tests {
     use super::*;
     use crate::error::ErrorCode;
+    use crate::service::fields::parse_json;
 
     fn read(text: &str) -> Result<Body, ApiError> {
         parse_json(text.as_bytes()).and_then(read_body)

@@ -10,6 +10,7 @@ pub(crate) mod changes;
 pub(crate) mod compare;
 pub(crate) mod cost;
 pub(crate) mod estimate;
+pub(crate) mod fields;
 pub(crate) mod models;
 pub(crate) mod openapi;
 pub mod operations;
@@ -17,6 +18,7 @@ pub mod params;
 pub mod respond;
 pub mod state;
 pub mod vocab;
+pub(crate) mod webhooks;
 
 pub use openapi::OPENAPI_JSON;
 pub use state::{AppState, state};

@@ -35,6 +35,9 @@ pub const MAX_VALUE_CHARS: usize = 2048;
 /// The most entries a list parameter may have, all its keys together; every
 /// list's own bound is lower, so this only keeps the work of reading one small.
 pub const MAX_LIST_ENTRIES: usize = 100;
+/// The most models a watch list (`model` of the changes and the feeds, a
+/// webhook subscription's `model`) names.
+pub const MAX_WATCHED: usize = 50;
 
 /// Whether `v` has more than `max` characters; its cost does not grow past `max`.
 pub fn too_long(v: &str, max: usize) -> bool {

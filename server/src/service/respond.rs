@@ -6,10 +6,8 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::state::AppState;
+use super::vocab::SCHEMA_VERSION;
 use crate::error::ApiError;
-
-/// The envelope's `schema_version` (spec part 9).
-pub const SCHEMA_VERSION: &str = "1";
 
 /// Runs `sql` (one call of an `api` function returning jsonb with its
 /// `publish`) on a pooled connection, of a read replica that has the served

@@ -1,7 +1,11 @@
-//! The enumerations of the spec as the query parameters spell them; the
-//! OpenAPI description lists the same values (checked by a test).
+//! The enumerations of the spec as the query parameters spell them (the
+//! OpenAPI description lists the same values, checked by a test), and the
+//! envelope's schema version.
 
 pub use crate::publish::snapshot::{CHANNELS, KINDS};
+
+/// The envelope's `schema_version` (spec part 9).
+pub const SCHEMA_VERSION: &str = "1";
 
 /// `modality` (spec 2.3).
 pub const MODALITIES: &[&str] = &["text", "image", "audio", "video"];

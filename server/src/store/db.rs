@@ -1,4 +1,5 @@
-//! Database access: the request pool (role `pricing_web`) and the migrator.
+//! Database access: the request pool (role `pricing_web`), the migrator, and
+//! which publish is served.
 //!
 //! `migrate` runs the versioned migrations of `migrations/` (refinery), then
 //! re-creates schemas `api` and `publish` from `sql/` in one transaction when the hash of those
@@ -19,10 +20,7 @@ mod embedded {
 /// The files of schema `api`, in the order they are applied.
 const API_SQL: &[(&str, &str)] = &[
     ("00_schema.sql", include_str!("../../../sql/00_schema.sql")),
-    (
-        "10_publish_info.sql",
-        include_str!("../../../sql/10_publish_info.sql"),
-    ),
+    ("10_served.sql", include_str!("../../../sql/10_served.sql")),
     ("20_health.sql", include_str!("../../../sql/20_health.sql")),
     ("21_format.sql", include_str!("../../../sql/21_format.sql")),
     ("22_errors.sql", include_str!("../../../sql/22_errors.sql")),
@@ -76,10 +74,7 @@ const API_SQL: &[(&str, &str)] = &[
         "50_publish.sql",
         include_str!("../../../sql/50_publish.sql"),
     ),
-    (
-        "52_sync_guard.sql",
-        include_str!("../../../sql/52_sync_guard.sql"),
-    ),
+    ("52_sync.sql", include_str!("../../../sql/52_sync.sql")),
     (
         "55_listing.sql",
         include_str!("../../../sql/55_listing.sql"),
@@ -312,26 +307,32 @@ fn sql_hash(files: &[(&str, &str)]) -> String {
     hex::encode(hasher.finalize())
 }
 
-/// Everything a server needs before it serves: the schema migrated, and on a
-/// database where nothing was ever published, the bundled dataset published.
-/// Returns the served publish time.
-pub async fn prepare(config: &Config) -> anyhow::Result<OffsetDateTime> {
-    let mut owner = connect(config).await?;
-    migrate(&mut owner).await?;
-    let published: Option<OffsetDateTime> = owner
-        .query_one("select max(as_of) from pricing.publishes", &[])
-        .await?
-        .get(0);
-    if let Some(as_of) = published {
-        return Ok(as_of);
-    }
-    tracing::info!("nothing published yet: publishing the bundled dataset");
-    let snapshot =
-        crate::publish::snapshot::Snapshot::from_bytes(crate::publish::BUNDLED_SNAPSHOT)?;
-    let report =
-        crate::publish::publish(&mut owner, &snapshot, crate::publish::Options::default()).await?;
-    tracing::info!(summary = %report.summary, "bundled dataset published");
-    Ok(report.as_of)
+/// The publish being served (`api._served`, sql/10_served.sql).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    /// Its id in `pricing.publishes`.
+    pub id: i64,
+    /// Its publish time.
+    pub as_of: OffsetDateTime,
+    /// The sha256 of the snapshot it published, if recorded.
+    pub snapshot_sha256: Option<String>,
+}
+
+/// The served publish, or `None` while nothing has been published; on an
+/// owner connection (the web role may not call `api._served`).
+pub async fn served(client: &Client) -> anyhow::Result<Option<Served>> {
+    let row = client
+        .query_opt(
+            "select id, as_of, snapshot_sha256 from api._served(false)",
+            &[],
+        )
+        .await
+        .context("reading the served publish")?;
+    Ok(row.map(|row| Served {
+        id: row.get(0),
+        as_of: row.get(1),
+        snapshot_sha256: row.get(2),
+    }))
 }
 
 /// Calls `api.health()`: the time of the served publish, if any.

@@ -9,7 +9,7 @@
 //! (a crash) is taken up again by any server once its lease lapses.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -29,24 +29,6 @@ const KEEP_FINISHED: Duration = Duration::from_secs(30 * 24 * 3600);
 /// Slack on top of an attempt's timeout before its lease lapses and another
 /// server may take the delivery up.
 const LEASE_SLACK: Duration = Duration::from_secs(30);
-
-/// What the worker has done since the server started.
-#[derive(Debug, Default)]
-pub struct Stats {
-    /// Rounds of the worker's loop.
-    pub rounds: AtomicU64,
-    /// Attempts made.
-    pub attempts: AtomicU64,
-    /// Attempts answered with a 2xx.
-    pub delivered: AtomicU64,
-}
-
-impl Stats {
-    /// Rounds so far.
-    pub fn rounds(&self) -> u64 {
-        self.rounds.load(Ordering::SeqCst)
-    }
-}
 
 /// One delivery taken for an attempt.
 #[derive(Debug)]

@@ -4,9 +4,11 @@
 //! The dataset side is Python (tools/dataset/sync.py: find, fetch and read the
 //! new releases, run the build); this module runs it as a child process with a
 //! time bound, then publishes what it wrote through [`crate::publish`] with the
-//! guard rails, under a session advisory lock so that one sync runs at a time
-//! across every process on the database. Each run that took the lock is
-//! recorded in `pricing.sync_runs` (GET /healthz shows the newest).
+//! guard rails, under a session lock so that one sync runs at a time across
+//! every process on the database. Each run that took the lock is recorded in
+//! `pricing.sync_runs` (GET /healthz shows the newest). The lock and the
+//! record are functions of schema `publish` (sql/52_sync.sql); the served
+//! publish is the one `api._served` names (sql/10_served.sql).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -20,9 +22,6 @@ use tokio_postgres::{Client, Config};
 use crate::publish::snapshot::{Checks, Snapshot};
 use crate::publish::{self, Guard, PublishError};
 use crate::store::db;
-
-/// Arbitrary constant naming the sync lock for `pg_try_advisory_lock`.
-const SYNC_LOCK: i64 = 0x0073_796e_635f_7072; // "sync_pr"
 
 /// How to sync.
 #[derive(Debug, Clone)]
@@ -127,18 +126,15 @@ pub async fn run(
     when_busy: WhenBusy,
 ) -> anyhow::Result<Outcome> {
     let mut client = db::connect(config).await?;
-    if when_busy == WhenBusy::Wait {
-        client
-            .execute("select pg_advisory_lock($1)", &[&SYNC_LOCK])
-            .await?;
-    } else {
-        let locked: bool = client
-            .query_one("select pg_try_advisory_lock($1)", &[&SYNC_LOCK])
-            .await?
-            .get(0);
-        if !locked {
-            return Ok(Outcome::Busy);
-        }
+    let locked: bool = client
+        .query_one(
+            "select publish.sync_lock($1)",
+            &[&(when_busy == WhenBusy::Wait)],
+        )
+        .await?
+        .get(0);
+    if !locked {
+        return Ok(Outcome::Busy);
     }
     let started = OffsetDateTime::now_utc();
     let result = run_locked(&mut client, options).await;
@@ -148,18 +144,14 @@ pub async fn run(
     };
     let recorded = client
         .execute(
-            "insert into pricing.sync_runs (started_at, finished_at, ok, message, published, runner)
-             values ($1, clock_timestamp(), $2, $3,
-                     (select id from pricing.publishes where as_of = $4), $5)",
+            "select publish.record_sync($1, $2, $3, $4, $5)",
             &[&started, &ok, &message, &published, &runner],
         )
         .await
         .context("recording the sync run");
     // Unlock after the record, so no other run starts before it is written; a
     // lost connection releases the lock anyway.
-    let _ = client
-        .execute("select pg_advisory_unlock($1)", &[&SYNC_LOCK])
-        .await;
+    let _ = client.execute("select publish.sync_unlock()", &[]).await;
     recorded?;
     result
 }
@@ -168,14 +160,8 @@ async fn run_locked(client: &mut Client, options: &Options) -> anyhow::Result<Ou
     build(options).await?;
     let snapshot = Snapshot::read(&options.work_dir.join("snapshot.json.gz"))?;
     let sources_failed = failed_sources(&options.work_dir.join("sync.json"))?;
-    let served: Option<String> = client
-        .query_opt(
-            "select snapshot_sha256 from pricing.publishes order by id desc limit 1",
-            &[],
-        )
-        .await?
-        .and_then(|row| row.get(0));
-    if served.as_deref() == Some(snapshot.sha256()) {
+    let served = db::served(client).await?;
+    if served.and_then(|s| s.snapshot_sha256).as_deref() == Some(snapshot.sha256()) {
         return Ok(Outcome::Unchanged { sources_failed });
     }
     let report = publish::publish(
