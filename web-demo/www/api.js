@@ -250,12 +250,22 @@ export function get(path, params = {}, signal) {
     if (value !== "" && value != null) q.set(key, value);
   }
   const url = q.size ? `${path}?${q}` : path;
-  if (!answers.has(url)) {
-    const asked = request(url, { signal });
-    answers.set(url, asked);
-    asked.catch(() => answers.delete(url));
-  }
-  return answers.get(url);
+  const known = answers.get(url);
+  // A request its asker gave up (an aborted signal) fails with AbortError, which the next asker
+  // of the same address would take as its own cancellation and show nothing: it is asked again.
+  if (known && (known.answered || !(known.signal && known.signal.aborted))) return known.asked;
+  const asked = request(url, { signal });
+  const entry = { asked, signal, answered: false };
+  answers.set(url, entry);
+  asked.then(
+    () => {
+      entry.answered = true;
+    },
+    () => {
+      if (answers.get(url) === entry) answers.delete(url);
+    },
+  );
+  return asked;
 }
 
 /** GET /api/v1/models?query=...: the best matches, as list items. */
