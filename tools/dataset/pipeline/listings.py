@@ -19,10 +19,10 @@ import json
 import re
 from pathlib import Path
 
-from series import days_between
+from .series import days_between
+from . import FACTS
 
-HERE = Path(__file__).resolve().parent
-DIR = HERE / "listings"
+DIR = FACTS / "listings"
 # the maker whose own SDK each listing is
 SDK_MAKERS = {"openai-python": "openai", "anthropic-sdk-python": "anthropic"}
 BEDROCK = "bedrock-models"

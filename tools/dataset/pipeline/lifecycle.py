@@ -15,8 +15,8 @@ do: a source that stops listing it, or carries a shutdown date no page states, m
 stale (`is_stale`), never the model retired. What the release sources alone give is withheld and
 returned with its rule for the quarantine report. Standard library only.
 """
-from evidence import states_deprecation
-from series import days_between, value_at
+from .evidence import states_deprecation
+from .series import days_between, value_at
 
 # a listing is fresh while the newest source release confirming it is at most this old: a price
 # last confirmed earlier is stale (api._is_stale, sql/25_prices.sql: the same 30 days)

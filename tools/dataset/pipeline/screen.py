@@ -7,7 +7,7 @@ example each, are in docs/publishing.md ("Screens"). Standard library only.
 """
 from decimal import Decimal
 
-from series import Step, days_between, finalize, next_day
+from .series import Step, days_between, finalize, next_day
 
 UNDO_DAYS = 60          # a move undone within this many days is a correction, not two events
 UNDO_TOLERANCE = Decimal("0.05")  # a return within 5% of the figure before the move undoes it (0.68 -> 1.36 -> 0.7)

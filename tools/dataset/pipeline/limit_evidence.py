@@ -20,11 +20,12 @@ from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
-from evidence import LATE_DAYS, known_by, source_of
-from screen import LIMIT_RESTATEMENT, factor
-from series import Step, days_between, finalize
+from .evidence import LATE_DAYS, known_by, source_of
+from .screen import LIMIT_RESTATEMENT, factor
+from .series import Step, days_between, finalize
+from . import FACTS
 
-PATH = Path(__file__).resolve().parent / "limit_notices.json"
+PATH = FACTS / "limit_notices.json"
 
 REDATED = "limit change dated by the provider's own notice"
 

@@ -1,21 +1,16 @@
-#!/usr/bin/env python3
 """Cut the test fixture pair tests/fixtures/snapshot-a.json / snapshot-b.json from the real data.
 
 A is the dataset as it stood on A_DATE (only litellm releases, llmledger events and
 genai-prices start dates known by then); B is the current bundled dataset. Both are restricted
 to the models in MODELS. Going from A to B shows every change-event type; `check` proves it.
 
-    python3 tools/dataset/fixtures.py
+    cd tools/dataset && python3 -m maintenance.fixtures
 """
 import json
-import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-sys.path.insert(0, str(HERE))
-import build  # noqa: E402
-from render import value_at_hist  # noqa: E402
+from pipeline import REPO
+from pipeline.builder import Builder
+from pipeline.render import value_at_hist
 
 A_DATE = "2026-09-26"          # litellm 1.104.5
 MODELS = [
@@ -83,8 +78,8 @@ def check(a, b):
 
 
 def main():
-    a = cut(build.Builder(as_of=A_DATE).run(), MODELS)
-    b = cut(build.Builder().run(), MODELS)
+    a = cut(Builder(as_of=A_DATE).run(), MODELS)
+    b = cut(Builder().run(), MODELS)
     missing = [m for m in MODELS if m not in {x["id"] for x in b["models"]}]
     if missing:
         raise SystemExit(f"unknown fixture models: {missing}")

@@ -28,7 +28,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
-import listings
+from . import listings
 
 # the facts files (tools/dataset/listings/<name>.json) of channel catalogues, and their channel
 CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter"}

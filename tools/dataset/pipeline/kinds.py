@@ -34,6 +34,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from . import FACTS
+
 KINDS = ("chat", "embedding", "rerank", "image", "audio", "video", "ocr", "moderation")
 MODALITIES = ("text", "image", "audio", "video")
 RULES = ("maker", "litellm mode", "output modalities", "name", "models.dev family", "litellm chat", "default")
@@ -44,7 +46,7 @@ OUTVOTED = "litellm outvoted"
 NO_OUTPUT_KINDS = {"embedding", "rerank"}
 NO_OUTPUT_RULE = "output price of an embedding or rerank model (it returns no output tokens)"
 
-PATH = Path(__file__).resolve().parent / "kinds.json"
+PATH = FACTS / "kinds.json"
 
 LITELLM_MODES = {
     "chat": "chat", "completion": "chat", "responses": "chat",

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Choose about one litellm release per month and pin it (with its date) in sources.json.
 
 A release's date comes from the package itself where it carries one (the CycloneDX SBOM
@@ -6,19 +5,15 @@ timestamp of maturin-built wheels, else the newest file time in the sdist tarbal
 releases that carry neither, from its content matched against llmledger's day-dated history
 (release_dates.content_date). For each month the newest release dated inside it is pinned.
 
-    python3 tools/dataset/select_releases.py [--write]
+    cd tools/dataset && python3 -m maintenance.select_releases [--write]
 """
 import argparse
 import datetime as dt
 import json
 import re
-import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from fetch import available_versions, fetch, load_sources, release_date, version_key  # noqa: E402
-import release_dates  # noqa: E402
+from pipeline import FACTS, release_dates
+from pipeline.releases import available_versions, fetch, load_sources, release_date, version_key
 
 MEMBER = "litellm/model_prices_and_context_window_backup.json"
 
@@ -80,7 +75,7 @@ def main():
             if s["id"] == "litellm":
                 s["releases"] = [{"version": v, "released": known[v][0], "method": known[v][1]}
                                  for _m, v in sorted(picks.items())]
-        (HERE / "sources.json").write_text(json.dumps(cfg, indent=1) + "\n")
+        (FACTS / "sources.json").write_text(json.dumps(cfg, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Extract the day each model id first appears in a first-party listing kept in a git repository,
-into a facts file under tools/dataset/listings/ that the build reads (listings.py).
+into a facts file under tools/dataset/listings/ that the build reads (pipeline/listings.py).
 
-    python3 tools/dataset/extract_listings.py sdk CLONE PACKAGE_DIR ID_REGEX OUT --repository OWNER/NAME --license L
-    python3 tools/dataset/extract_listings.py bedrock CLONE OUT --repository OWNER/NAME --license L
-    python3 tools/dataset/extract_listings.py genai CLONE OUT --repository OWNER/NAME --license L
-    python3 tools/dataset/extract_listings.py catalogue CLONE PATH CHANNEL OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings sdk CLONE PACKAGE_DIR ID_REGEX OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings bedrock CLONE OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings genai CLONE OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings catalogue CLONE PATH CHANNEL OUT --repository OWNER/NAME --license L
 
 `sdk`: a maker's SDK whose generated code lists its model ids as string literals (OpenAI's
 `ChatModel`, Anthropic's `Model`). For each id, the first commit on the main line (first-parent
@@ -40,6 +39,8 @@ import re
 import subprocess
 from collections import Counter
 from pathlib import Path
+
+from pipeline import catalogues
 
 QUOTED = re.compile(r'"([A-Za-z0-9][A-Za-z0-9._:\-]*)"')
 PULL = "chore: update Bedrock model IDs"
@@ -137,7 +138,6 @@ def bedrock_first(repo):
 def catalogue_first(repo, path, channel):
     """({id: {day, commit, copy_day}}, [{commit, day, models}] of the copies read, {id: [days]} of
     the ids whose copies give different days)."""
-    import catalogues
     log = git(repo, "log", "--all", "--reverse", "--format=%H %cI", "--", path)
     first, copies, days = {}, [], {}
     for line in filter(None, log.splitlines()):
