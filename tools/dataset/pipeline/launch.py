@@ -14,12 +14,12 @@ tried in this order:
    names only a month gives the day the other listings name in that month, else the month itself
    (precision `month`).
 2. `maker_api`: the first day the maker's own API or SDK lists the model: OpenAI's and
-   Anthropic's Python SDKs, and Bedrock's own model list for Amazon's models (listings.py).
+   Anthropic's Python SDKs, and Bedrock's own model list for Amazon's models (sources/listings.py).
 3. `first_listed`: the first day a channel's own listing shows it: OpenRouter's catalogue (the day
-   its `created` field gives, from copies of `/api/v1/models` kept in repositories, catalogues.py;
+   its `created` field gives, from copies of `/api/v1/models` kept in repositories, sources/catalogues.py;
    passed over where an archived copy after that day lists neither the model nor a variant of it,
    radar.unlisted_after), Bedrock's model list, Azure's retail price list (the earliest
-   `effectiveStartDate` of its meters, azure_prices.py; always a month's first day, a billing
+   `effectiveStartDate` of its meters, sources/azure_prices.py; always a month's first day, a billing
    month: precision `month`).
 4. `source_listed`: the first day a secondary source lists it: litellm's price file (llmledger's
    day-dated `added` events from litellm's history, when no key of the model was listed before
@@ -27,10 +27,10 @@ tried in this order:
    one provider on one day catches up with a catalogue; for a key the ledger does not date, the first litellm release listing it,
    bisected between two pinned releases by bisect_releases.py, unless that release imported a
    catalogue: more than IMPORT_KEYS first listings of one provider) or genai-prices' data (the
-   first commit adding the entry, listings.py).
+   first commit adding the entry, sources/listings.py).
 
 Each candidate that is itself a sighting (2-4) and every other sighting of the model on sale (the
-first archived OpenRouter catalogue listing it, radar.py; the first pinned litellm release listing
+first archived OpenRouter catalogue listing it, sources/radar.py; the first pinned litellm release listing
 it; a key litellm already listed when llmledger's history began; an id the first SDK commit or the
 first Bedrock record already held) bounds the launch from above. A candidate more than LATE_DAYS
 after the earliest sighting is not the launch (an SDK adding a model months after it went on sale,
@@ -52,10 +52,7 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-from . import azure_prices
-from . import catalogues
-from . import listings
-from . import radar
+from .sources import azure_prices, catalogues, listings, radar
 from .screen import FIRST_LAUNCH
 from .series import days_between
 

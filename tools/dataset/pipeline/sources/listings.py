@@ -19,8 +19,8 @@ import json
 import re
 from pathlib import Path
 
-from .series import days_between
-from . import FACTS
+from ..series import days_between
+from .. import FACTS
 
 DIR = FACTS / "listings"
 # the maker whose own SDK each listing is

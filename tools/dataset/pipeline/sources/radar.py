@@ -18,8 +18,8 @@ after it.
 
 Standard library only.
 """
-from .loaders import float_mtok_text
-from .series import days_between
+from ..loaders import float_mtok_text
+from ..series import days_between
 
 # a move two copies bound further apart than this is not dated by them
 DATED_WITHIN = 7
