@@ -9,10 +9,15 @@ Standard library only.
 import gzip
 import json
 import unittest
-from collections import Counter, defaultdict
+from collections import defaultdict
+from types import SimpleNamespace
 from decimal import Decimal
 
-from pipeline import REPO, builder, events, evidence, limit_evidence, render, screen
+from pipeline import REPO, events, evidence, limit_evidence, render, screen
+from pipeline.entities import Entities
+from pipeline.finish import Finisher
+from pipeline.history import LitellmHistory, LitellmRows, series_key
+from pipeline.tally import Tally
 from pipeline.sources import genai_prices, litellm, llmledger
 from pipeline.lifecycle import lifecycle
 from pipeline.resolve import litellm_ref
@@ -21,6 +26,22 @@ from pipeline.series import Step, finalize, value_at
 
 def steps(*pairs, srcs=None):
     return [Step(d, v, srcs=(srcs or {}).get(d, ())) for d, v in pairs]
+
+
+def litellm_inputs(releases, ledger, genai_version=None):
+    """What the litellm stages read of Inputs: the releases and llmledger (no pinned bisection)."""
+    return SimpleNamespace(releases=releases, ledger=ledger, ledger_src="llmledger 0.2.0", bisected={},
+                           genai_version=genai_version, step_sources=None, limit_statements={})
+
+
+def chosen_rows(releases, lit_best, tally):
+    """LitellmRows with the rows of each release already chosen (`lit_best`), no regional rows."""
+    rows = LitellmRows.__new__(LitellmRows)
+    rows.releases, rows.lit_best, rows.region_best, rows.tally = releases, lit_best, {}, tally
+    return rows
+
+
+NO_PEAKS = SimpleNamespace(peak_since={}, peak_window={}, off_peak_genai={})
 
 
 def prices(xs):
@@ -800,9 +821,8 @@ class ConditionalRates(unittest.TestCase):
             litellm.cache_ttl("google", litellm.parse_field("cache_creation_input_token_cost_above_200k_tokens"))
 
     def test_the_fields_of_a_row_are_distinct_series(self):
-        b = builder.Builder.__new__(builder.Builder)
         ec = (("anthropic", "claude-sonnet-4-5"), "official")
-        keys = [b.series_key(ec, f) for f in self.SONNET_FIELDS]
+        keys = [series_key(ec, f) for f in self.SONNET_FIELDS]
         self.assertEqual(len(set(keys)), len(keys))
         self.assertIn((ec[0], "official", "cache_write", "batch", None, "5m", None, None), keys)
         self.assertIn((ec[0], "official", "input", "standard"), keys)
@@ -814,28 +834,29 @@ class ConditionalRates(unittest.TestCase):
                "input_cost_per_token_above_200k_tokens": 2.5e-06}
         later = dict(row, input_cost_per_token_priority=2.25e-06,
                      input_cost_per_token_above_200k_tokens_priority=4.5e-06)
-        b = builder.Builder.__new__(builder.Builder)
         ec = (("google", "gemini-2.5-pro"), "vertex")
-        b.releases = [("1.100.5", "2026-08-31", {"gemini-2.5-pro": row}),
-                      ("1.104.5", "2026-09-26", {"gemini-2.5-pro": later})]
-        b.lit_best = {ec: {i: ((0,), "gemini-2.5-pro", e, None) for i, e in enumerate((row, later))}}
-        b.ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {"gemini-2.5-pro": [
+        releases = [("1.100.5", "2026-08-31", {"gemini-2.5-pro": row}),
+                    ("1.104.5", "2026-09-26", {"gemini-2.5-pro": later})]
+        ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {"gemini-2.5-pro": [
             ["2025-06-20", "added", "", None, None, "", 675],
             ["2026-09-14", "price", "input_cost_per_token_above_200k_tokens_priority", None, 4.5e-06, "", 326]]}})
-        b.ledger_src, b.bisected, b.unbisected, b.screened, b.left_out = "llmledger 0.2.0", {}, [], [], Counter()
-        b.peak_since = {}
-        self.assertEqual(b.conditional_fields(ec), ["input_cost_per_token_above_200k_tokens",
-                                                    "input_cost_per_token_above_200k_tokens_priority"])
-        got, _obs = b.litellm_history(ec, "input_cost_per_token_above_200k_tokens_priority")
+        tally = Tally()
+        rows = chosen_rows(releases, {ec: {i: ((0,), "gemini-2.5-pro", e, None) for i, e in enumerate((row, later))}},
+                           tally)
+        h = LitellmHistory(litellm_inputs(releases, ledger), rows, NO_PEAKS, tally)
+        self.assertEqual(rows.conditional_fields(ec), ["input_cost_per_token_above_200k_tokens",
+                                                       "input_cost_per_token_above_200k_tokens_priority"])
+        got, _obs = h.litellm_history(ec, "input_cost_per_token_above_200k_tokens_priority")
         self.assertEqual(prices(got), [("2026-09-14", "4.5")])
-        got, _obs = b.litellm_history(ec, "input_cost_per_token_above_200k_tokens")
+        got, _obs = h.litellm_history(ec, "input_cost_per_token_above_200k_tokens")
         self.assertEqual(prices(got), [("2025-06-20", "2.5")])
 
     def within(self, std, cond, key):
-        b = builder.Builder.__new__(builder.Builder)
-        b.screened, b.left_out = [], Counter()
-        b.series = {key[:2] + ("input", key[3]): {"steps": std}} if std else {}
-        return b, b.within_standard(key, cond)
+        """(the Tally, the steps) of Finisher.within_standard with the standard series `std`."""
+        f = Finisher.__new__(Finisher)
+        f.tally = Tally()
+        f.series = {key[:2] + ("input", key[3]): {"steps": std}} if std else {}
+        return f.tally, f.within_standard(key, cond)
 
     def test_a_conditional_series_ends_with_its_standard_series(self):
         # claude-sonnet-4-5 on Anthropic's API: input 3 from 2025-09-29, shutdown 2026-11-30; its
@@ -974,27 +995,27 @@ class PeakRates(unittest.TestCase):
                 ("1.100.5", "2026-08-31", 4.4e-08, False), ("1.104.5", "2026-09-26", 4.4e-08, True)]
 
     def builder(self):
-        b = builder.Builder.__new__(builder.Builder)
+        """(the LitellmHistory of these releases, the series' (entity, channel))."""
         ec = (("deepseek", "deepseek-v4-pro"), "official")
-        b.releases, best = [], {}
+        releases, best = [], {}
         for i, (v, d, cached, off_peak) in enumerate(self.RELEASES):
             e = dict(self.ROW, cache_read_input_token_cost=cached)
             if off_peak:
                 e["off_peak_pricing"] = {"cache_read_input_token_cost": 2.2e-08}
-            b.releases.append((v, d, {"deepseek/deepseek-v4-pro": e}))
+            releases.append((v, d, {"deepseek/deepseek-v4-pro": e}))
             best[i] = ((0,), "deepseek/deepseek-v4-pro", e, None)
-        b.lit_best = {ec: best}
-        b.ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
+        ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
             "deepseek/deepseek-v4-pro": [
                 ["2026-06-21", "added", "", None, None, "", 230],
                 ["2026-08-21", "price", "cache_read_input_token_cost", 3.625e-09, 4.4e-08, "likely", 4]]}})
-        b.ledger_src, b.genai_version = "llmledger 0.2.0", "0.2.3"
-        b.bisected, b.unbisected, b.screened, b.left_out = {}, [], [], Counter()
-        b.peak_since = {ec: genai_prices.time_of_day_since(self.GENAI)}
-        b.peak_window = {ec: ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"), ((1, 2, 3, 4, 5), "06:00", "10:00")))}
-        # genai-prices 0.2.3's dated off-peak cached input: on the day the flat rate ended
-        b.off_peak_genai = {ec: {"cache_read_input_token_cost": [("2026-08-17", "0.022")]}}
-        return b, ec
+        peaks = SimpleNamespace(
+            peak_since={ec: genai_prices.time_of_day_since(self.GENAI)},
+            peak_window={ec: ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"), ((1, 2, 3, 4, 5), "06:00", "10:00")))},
+            # genai-prices 0.2.3's dated off-peak cached input: on the day the flat rate ended
+            off_peak_genai={ec: {"cache_read_input_token_cost": [("2026-08-17", "0.022")]}})
+        tally = Tally()
+        return LitellmHistory(litellm_inputs(releases, ledger, "0.2.3"), chosen_rows(releases, {ec: best}, tally),
+                              peaks, tally), ec
 
     def test_time_of_day_billing_starts_at_genai_prices_first_dated_price(self):
         self.assertTrue(genai_prices.time_of_day_priced(self.GENAI))
@@ -1013,7 +1034,7 @@ class PeakRates(unittest.TestCase):
         got, obs = b.off_peak_history(ec, "cache_read_input_token_cost")
         self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None), ("2026-09-26", "0.022")])
         self.assertEqual([v for _d, _k, v in obs], ["0.003625", "0.003625", None, "0.022"])
-        self.assertEqual(b.screened, [])
+        self.assertEqual(b.tally.screened, [])
 
     def test_without_a_peak_window_no_off_peak_rate_is_standard(self):
         # litellm 1.104.5 `tencent/deepseek-v4-pro-0813` counts weekdays in Beijing time: no window
@@ -1021,7 +1042,7 @@ class PeakRates(unittest.TestCase):
         b.peak_window[ec] = None
         got, _obs = b.off_peak_history(ec, "cache_read_input_token_cost")
         self.assertEqual(prices(got), [("2026-06-21", "0.003625"), ("2026-08-17", None)])
-        self.assertEqual([(rule, [(d, v) for d, v, _s in xs]) for _k, rule, xs, _d in b.screened],
+        self.assertEqual([(rule, [(d, v) for d, v, _s in xs]) for _k, rule, xs, _d in b.tally.screened],
                          [(screen.PEAK_RATE, [("2026-08-31", "0.044"), ("2026-09-26", "0.044")])])
 
     def test_a_genai_prices_date_after_that_day_dates_the_off_peak_figure(self):
@@ -1068,9 +1089,9 @@ class PeakRates(unittest.TestCase):
     def test_a_peak_series_key_carries_its_window(self):
         b, ec = self.builder()
         window = ("peak", (((1, 2, 3, 4, 5), "01:00", "04:00"),))
-        self.assertEqual(b.series_key(ec, "input_cost_per_token", window),
+        self.assertEqual(series_key(ec, "input_cost_per_token", window),
                          (ec[0], "official", "input", "standard", None, None, None, window))
-        self.assertEqual(b.series_key(ec, "input_cost_per_token"), (ec[0], "official", "input", "standard"))
+        self.assertEqual(series_key(ec, "input_cost_per_token"), (ec[0], "official", "input", "standard"))
 
 
 class RegionalRows(unittest.TestCase):
@@ -1106,20 +1127,22 @@ class RegionalRows(unittest.TestCase):
         ref, _why = litellm_ref("bedrock_mantle/openai.gpt-5.6-sol", {"litellm_provider": "bedrock", "mode": "chat"}, None)
         self.assertIsNone(litellm.region_name("bedrock_mantle/openai.gpt-5.6-sol", ref))
 
-    def builder(self, rows):
-        b = builder.Builder.__new__(builder.Builder)
-        b.releases = [("1.109.1", "2026-11-12", dict(rows))]
-        b.lit_ref = {(k, e["litellm_provider"]): litellm_ref(k, e, None)[0] for k, e in rows}
-        b.tags, b.tagged, b.present, b.latest_own = defaultdict(set), {}, set(), set()
-        b.linked, b.left_out = Counter(), Counter()
-        b.ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {}})
-        b.ledger_src, b.bisected, b.unbisected, b.screened = "llmledger 0.2.0", {}, [], []
-        b.peak_since = {}
-        b.litellm_series()
-        return b
+    def builder(self, rows, releases=None, ledger=None):
+        """(LitellmRows, LitellmHistory) of `rows` listed by litellm 1.109.1 (the rows are
+        chosen by that release; `releases` and `ledger`: what the history reads, if other)."""
+        chosen = [("1.109.1", "2026-11-12", dict(rows))]
+        entities = Entities.__new__(Entities)
+        entities.lit_ref = {(k, e["litellm_provider"]): litellm_ref(k, e, None)[0] for k, e in rows}
+        entities.tags, entities.tagged, entities.present, entities.latest_own = defaultdict(set), {}, set(), set()
+        tally = Tally()
+        ledger = ledger or llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {}})
+        b = LitellmRows(litellm_inputs(chosen, ledger), entities, tally)
+        if releases:
+            b.releases = releases
+        return b, LitellmHistory(litellm_inputs(releases or chosen, ledger), b, NO_PEAKS, tally)
 
     def test_the_global_row_sets_the_standard_series_and_each_region_its_own(self):
-        b = self.builder([self.GLOBAL, self.EU, self.GOV])
+        b, h = self.builder([self.GLOBAL, self.EU, self.GOV])
         [ec] = b.lit_best
         ent = ec[0]
         self.assertEqual(ec, (("anthropic", "claude-sonnet-4-5-20250929"), "aws_bedrock"))
@@ -1129,25 +1152,25 @@ class RegionalRows(unittest.TestCase):
         self.assertEqual(b.conditional_fields(eu), ["input_cost_per_token", "input_cost_per_token_above_200k_tokens",
                                                     "output_cost_per_token"])
         self.assertEqual(b.conditional_fields(ec), ["input_cost_per_token_above_200k_tokens"])
-        self.assertEqual(b.series_key(eu, "input_cost_per_token_above_200k_tokens"),
+        self.assertEqual(series_key(eu, "input_cost_per_token_above_200k_tokens"),
                          (ent, "aws_bedrock", "input", "standard", 200000, None, "eu", None))
-        got, _obs = b.history_from_litellm(eu, "input_cost_per_token_above_200k_tokens")
+        got, _obs = h.history_from_litellm(eu, "input_cost_per_token_above_200k_tokens")
         self.assertEqual(prices(got), [("2026-11-12", "6.6")])
-        got, _obs = b.history_from_litellm(ec, "input_cost_per_token")
+        got, _obs = h.history_from_litellm(ec, "input_cost_per_token")
         self.assertEqual(prices(got), [("2026-11-12", "3")])
 
     def test_an_azure_eu_row_is_a_regional_series(self):
-        b = self.builder([self.AZURE, self.AZURE_EU])
+        b, h = self.builder([self.AZURE, self.AZURE_EU])
         [ec] = b.lit_best
         eu = ec + ("eu",)
         self.assertEqual(list(b.region_best), [eu])
-        got, _obs = b.history_from_litellm(eu, "output_cost_per_token")
+        got, _obs = h.history_from_litellm(eu, "output_cost_per_token")
         self.assertEqual(prices(got), [("2026-11-12", "11")])
 
     def test_a_region_whose_rows_set_the_standard_series_is_no_conditional_series(self):
-        b = self.builder([self.EU])
+        b, h = self.builder([self.EU])
         self.assertEqual(b.region_best, {})
-        self.assertEqual(sum(b.left_out.values()), 1)
+        self.assertEqual(sum(b.tally.left_out.values()), 1)
 
     def test_a_row_that_leaves_the_source_goes_stale_and_does_not_end(self):
         # Fireworks' gpt-oss-120b: litellm 1.100.5 drops `fireworks_ai/accounts/fireworks/models/
@@ -1156,12 +1179,11 @@ class RegionalRows(unittest.TestCase):
         row = ("fireworks_ai/accounts/fireworks/models/gpt-oss-120b",
                {"input_cost_per_token": 1.5e-07, "litellm_provider": "fireworks_ai", "mode": "chat",
                 "output_cost_per_token": 6e-07})
-        b = self.builder([row])
-        b.releases = [("1.95.1", "2026-09-26", dict([row])), ("1.100.5", "2026-10-20", {})]
-        b.ledger = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [],
-                                 "events": {row[0]: [["2026-10-09", "removed", None, None, None, None, "x"]]}})
+        b, h = self.builder([row], [("1.95.1", "2026-09-26", dict([row])), ("1.100.5", "2026-10-20", {})],
+                            llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [],
+                                              "events": {row[0]: [["2026-10-09", "removed", None, None, None, None, "x"]]}}))
         [ec] = b.lit_best
-        got, _obs = b.history_from_litellm(ec, "input_cost_per_token")
+        got, _obs = h.history_from_litellm(ec, "input_cost_per_token")
         self.assertEqual(prices(got), [("2026-09-26", "0.15")])
 
     def test_a_multiplier_row_derives_no_regional_series(self):
@@ -1175,7 +1197,7 @@ class RegionalRows(unittest.TestCase):
                                                   "output_cost_per_token": 1.5e-05,
                                                   "regional_endpoint_uplift_multiplier": 1.1})
         for row in (gpt, vertex):
-            b = self.builder([row])
+            b, h = self.builder([row])
             [ec] = b.lit_best
             self.assertEqual((b.region_best, b.conditional_fields(ec)), ({}, []), row[0])
             for field in row[1]:

@@ -11,3 +11,10 @@ from pathlib import Path
 # README's source table and the audits.
 FACTS = Path(__file__).resolve().parent.parent
 REPO = FACTS.parent.parent
+
+
+def take(stage, earlier, *names):
+    """Sets on `stage` the values `names` of an `earlier` stage (or of the inputs): each stage's
+    constructor names in one call per earlier stage what it reads of it."""
+    for name in names:
+        setattr(stage, name, getattr(earlier, name))

@@ -42,7 +42,7 @@ RULES = ("maker", "litellm mode", "output modalities", "name", "models.dev famil
 # votes that never decide, listed with a disagreement: the kinds of litellm's rows outvoted by the rest
 OUTVOTED = "litellm outvoted"
 # kinds whose models return no output tokens: their providers bill input only, so the build
-# publishes no output price for them (build.py, Builder.kept_of_kind)
+# publishes no output price for them (snapshot.py, Snapshot.kept_of_kind)
 NO_OUTPUT_KINDS = {"embedding", "rerank"}
 NO_OUTPUT_RULE = "output price of an embedding or rerank model (it returns no output tokens)"
 

@@ -1,7 +1,7 @@
 """The render stage: models and price series as the snapshot writes them (pricing-snapshot v1,
 docs/snapshot-format.md), its counts, and the bytes of the file.
 
-The build's Builder.render calls these once the series are final; the output is deterministic
+snapshot.py's Snapshot.render calls these once the series are final; the output is deterministic
 (sorted keys, a gzip header without a time). Standard library only.
 """
 import gzip

@@ -79,3 +79,35 @@ def value_at(steps, day):
             break
     return v
 
+
+MATCH_DAYS = 62                             # a genai-prices start date re-dates a litellm step this close
+
+
+def merge_genai(steps, g):
+    """genai-prices' exact start dates win; its scheduled steps are appended."""
+    steps = [Step(s.date, s.value, "obs", s.exact, s.lo, s.genai, s.srcs) for s in steps]
+    dated = [(d, v) for d, v in g if d and not d.startswith("verified:")]
+    if not steps:
+        g = list(g)
+        while g and g[0][1] is None:       # a component the first price did not list yet
+            g.pop(0)
+        if not g:
+            return []
+        first = g[0]
+        if first[0] and first[0].startswith("verified:"):
+            steps = [Step(first[0].split(":", 1)[1], first[1], "obs", False, "genai")]
+        elif first[0] is None:
+            steps = [Step(None, first[1], "obs", False, "genai")]
+        for d, v in dated:
+            steps.append(Step(d, v, "obs", True, None, True))
+        if steps[0].date is None:
+            steps[0].date = dated[0][0] if dated and steps[0].value == dated[0][1] else None
+        return [s for s in steps if s.date is not None] if steps[0].date else steps
+    for d, v in dated:
+        cands = [s for s in steps if s.value == v and abs(days_between(s.date, d)) <= MATCH_DAYS]
+        if cands:
+            c = min(cands, key=lambda s: abs(days_between(s.date, d)))
+            c.date, c.exact, c.genai = d, True, True
+        elif value_at(steps, d) != v:
+            steps.append(Step(d, v, "obs", True, None, True))
+    return finalize(steps)
