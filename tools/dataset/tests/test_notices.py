@@ -9,12 +9,12 @@ import gzip
 import json
 import re
 import unittest
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-NOTICES = HERE / "notices"
-SNAPSHOT = HERE.parent.parent / "data" / "snapshot.json.gz"
-QUARANTINE = HERE.parent.parent / "data" / "quarantine.json"
+from pipeline import FACTS, REPO
+
+NOTICES = FACTS / "notices"
+SNAPSHOT = REPO / "data" / "snapshot.json.gz"
+QUARANTINE = REPO / "data" / "quarantine.json"
 # the rule that leaves out a series the sources price only after its channel's page ended it
 AFTER_SHUTDOWN = "priced after the channel's shutdown date"
 CHANNELS = {"official", "openrouter", "aws_bedrock", "fireworks", "azure", "vertex", "novita", "together", "groq"}
@@ -104,13 +104,13 @@ class NoticesTest(unittest.TestCase):
                          ("mistral:devstral-2512", "2026-05-22", "2026-07-31", "mistral:mistral-medium-3-5"))
 
     def test_side_files_name_our_models(self):
-        releases = json.loads((HERE / "mistral_releases.json").read_text())["releases"]
+        releases = json.loads((FACTS / "mistral_releases.json").read_text())["releases"]
         for r in releases:
             self.assertTrue(r["model"] is None or r["model"] in self.models, r["provider_model"])
             self.assertDay(r["release_date"], r["provider_model"])
         named = [r["model"] for r in releases if r["model"]]
         self.assertEqual(len(named), len(set(named)), "one release day per model of ours")
-        for r in json.loads((HERE / "bedrock_observed.json").read_text())["observations"]:
+        for r in json.loads((FACTS / "bedrock_observed.json").read_text())["observations"]:
             self.assertTrue(r["model"] is None or r["model"] in self.models, r["provider_model"])
             self.assertDay(r["first_observed_legacy"], r["provider_model"])
             self.assertDay(r["last_listed"], r["provider_model"])

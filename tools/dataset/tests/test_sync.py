@@ -8,13 +8,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-FIXTURES = HERE.parent.parent / "tests" / "fixtures" / "sync"
+from pipeline import FACTS, REPO
+
+FIXTURES = REPO / "tests" / "fixtures" / "sync"
+# sync.py is an entry script of tools/dataset, beside the fact files
 LITELLM = "model_prices_and_context_window_backup.json"
 
 
 def sync(state, releases):
-    subprocess.run([sys.executable, str(HERE / "sync.py"), "--state", str(state), "--releases", str(releases),
+    subprocess.run([sys.executable, str(FACTS / "sync.py"), "--state", str(state), "--releases", str(releases),
                     "--base", str(FIXTURES / "base.json")], check=True, capture_output=True, text=True)
     return json.loads((state / "sync.json").read_text())
 
