@@ -44,8 +44,6 @@ class Builder:
         finisher = Finisher(inputs, rows, collected, models, tally)
         finisher.finish_series()
         finisher.end_modelsdev_with_model()
-        models.build_aliases()
-        models.benchmarks = models.build_benchmarks()
         self.snapshot = Snapshot(inputs, rows, collected, models, tally, self.keep_future).render()
         self.releases, self.generated = inputs.releases, inputs.generated
         self.screened, self.unbisected = tally.screened, tally.unbisected

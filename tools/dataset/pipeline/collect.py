@@ -33,6 +33,11 @@ def genai_as_of(g, as_of):
 
 
 class Collected:
+    """`series`: (entity, channel, component, tier) -> {steps, obs, genai[, md]}; `cond_series`:
+    the same keyed with (above_input_tokens, cache_ttl, region, time_window) after it; `gen_of`,
+    `md_priced`: the genai-prices models and models.dev ids behind them; the models billed by
+    time of day (`peak_since`, `peak_window`, `peak_genai`, `off_peak_genai`)."""
+
     def __init__(self, inputs, entities, rows, tally):
         take(self, inputs, "as_of")
         take(self, entities, "entity_of", "gen_rows", "gen_batch", "md_rows")

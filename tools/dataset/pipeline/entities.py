@@ -17,6 +17,9 @@ PHANTOM = "names no model its channel lists (tools/dataset/phantoms.json)"
 
 
 class Entities:
+    """`lit_ref` (litellm's (key, provider) -> Ref), `gen_rows` and `md_rows` (genai-prices' and
+    models.dev's rows with their Refs), and `entity_of`, the entity a Ref's maker and key belong to."""
+
     def __init__(self, inputs, tally):
         take(self, inputs, "releases", "phantoms", "ledger", "genai", "modelsdev")
         self.tally = tally

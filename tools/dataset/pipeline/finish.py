@@ -15,6 +15,8 @@ from .sources.litellm import region_class
 
 
 class Finisher:
+    """Finishes Collected's series in place: finish_series, then end_modelsdev_with_model."""
+
     def __init__(self, inputs, rows, collected, models, tally):
         take(self, inputs, "as_of", "generated", "releases", "ledger", "genai_date", "genai_version",
                            "modelsdev_date", "modelsdev_version", "notice_deprecations", "notice_prices",

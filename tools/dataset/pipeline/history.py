@@ -31,6 +31,10 @@ def series_key(ec, field, window=None):
 
 
 class LitellmRows:
+    """`lit_best`: per (entity, channel) and release, the row (rank, key, entry, ref) that prices
+    the model there; `region_best`: the same per other region; `keys_of`: every key of a model on
+    a channel."""
+
     def __init__(self, inputs, entities, tally):
         take(self, inputs, "releases")
         take(self, entities, "lit_ref", "entity_of")
@@ -128,6 +132,9 @@ class LitellmRows:
 
 
 class LitellmHistory:
+    """The steps of one field of a model's litellm rows on a channel (litellm_history), with the
+    releases that show each."""
+
     def __init__(self, inputs, rows, peaks, tally):
         """`peaks`: the models billed by time of day (Collected: peak_since, peak_window,
         off_peak_genai)."""

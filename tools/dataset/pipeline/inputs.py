@@ -20,6 +20,10 @@ PHANTOMS = FACTS / "phantoms.json"
 
 
 class Inputs:
+    """The releases as plain data (`releases`: litellm's (version, day, rows), oldest first;
+    `ledger`, `genai`, `modelsdev`), the launch facts, the providers' statements, `generated`
+    (the snapshot's day) and `source_days` (the day of each source release)."""
+
     def __init__(self, as_of=None, sources=None, bisected=FACTS / "bisected.json"):
         """`as_of`: the day the build stands on (fixtures: what was known then), None: the newest
         release's day. `sources` and `bisected`: the release list and the bisection results to read

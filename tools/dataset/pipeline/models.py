@@ -15,7 +15,8 @@ from .sources.genai_prices import genai_match_ids
 
 class Models:
     def __init__(self, inputs, entities, rows, collected, tally):
-        """`models`: entity -> its meta (id, maker, launch, listings; aliases once build_aliases ran)."""
+        """`models`: entity -> its meta (id, slug, maker, listings, launch, aliases); `benchmarks`:
+        the snapshot's benchmarks[]."""
         take(self, inputs, "as_of", "launch_facts", "ledger", "src")
         take(self, entities, "entity_of", "md_rows")
         take(self, rows, "keys_of")
@@ -30,6 +31,8 @@ class Models:
             self.models[ent] = self.model_meta(ent, by_ent[ent], md.get(ent, []))
         self.pick_slugs()
         self.date_launches()
+        self.build_aliases()
+        self.benchmarks = self.build_benchmarks()
 
     def modelsdev_by_entity(self):
         out = defaultdict(list)

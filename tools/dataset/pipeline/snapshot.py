@@ -16,6 +16,8 @@ WINDOW = ("2024-11-01", None)               # price changes counted from here to
 
 
 class Snapshot:
+    """The snapshot of the finished series and models (render)."""
+
     def __init__(self, inputs, rows, collected, models, tally, keep_future=()):
         """`keep_future`: (model id, channel, component, tier) of the series whose first step after
         `as_of` is kept (the fixtures' scheduled change)."""

@@ -15,6 +15,8 @@ LIFECYCLE_FIELDS = ("deprecation_date", "retirement_date", "launch_date")
 
 
 class Tally:
+    """One per build, handed to every stage that counts or screens."""
+
     def __init__(self):
         self.left_out = Counter()
         self.linked = Counter()
