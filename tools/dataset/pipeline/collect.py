@@ -20,6 +20,8 @@ from .sources.modelsdev import MODELSDEV_COMPONENTS
 
 
 def genai_as_of(g, as_of):
+    """genai-prices' figures `g` ((day or None, value), as genai_series gives them) as they were
+    known on `as_of` (the fixtures' earlier build)."""
     out = []
     for d, v in g:
         if d is None:
