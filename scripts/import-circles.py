@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """import-circles.py: finds import circles between the files of the Rust
-crates (and the Python modules of tools/dataset), and exits 1 when there is one.
+crates (and the Python modules of tools/dataset and scripts), and exits 1 when there is one.
 
     python3 scripts/import-circles.py [--edges]
 
@@ -10,8 +10,8 @@ A file imports another when its code names an item defined there: a `use`
 followed through `pub use` re-exports to the file that defines the item, so a
 folder's `mod.rs` that re-exports its children's items is a passage, not a
 node every user of them depends on; `mod x;` itself is no import. Comments and
-string literals are left out. Python: `import m` and `from m import ...` of a
-module of the same folder. The circles are the strongly connected components
+string literals are left out. Python: `import m` and `from m import ...`, absolute
+from the folder the scripts run from or relative inside a package (python_edges). The circles are the strongly connected components
 of more than one file (Tarjan); `--edges` prints every edge as well.
 """
 
@@ -242,20 +242,49 @@ class Crate:
         return out
 
 
-def python_edges(folder):
+def python_target(folder, dotted):
+    """The file a dotted module name names inside `folder`: the module, else the package's
+    __init__.py, else None (a module from elsewhere: the standard library)."""
+    path = os.path.join(folder, *dotted.split(".")) if dotted else folder
+    if dotted and os.path.isfile(path + ".py"):
+        return path + ".py"
+    init = os.path.join(path, "__init__.py")
+    return init if os.path.isfile(init) else None
+
+
+def python_edges(root):
+    """The imports between the modules under `root`, the folder its scripts run from (Python puts
+    a script's folder first on its import path): absolute names are read from `root`, relative
+    ones from the importing file's package; a name imported from a package is its submodule when
+    there is one, else the package's __init__.py."""
     out = set()
-    full = os.path.join(ROOT, folder)
-    names = {f[:-3] for f in os.listdir(full) if f.endswith(".py")}
-    for f in sorted(os.listdir(full)):
-        if not f.endswith(".py"):
-            continue
-        text = open(os.path.join(full, f), encoding="utf-8").read()
-        for m in re.finditer(r"^\s*(?:from\s+(\S+)\s+import|import\s+([\w., ]+))", text, re.M):
-            mods = [m.group(1)] if m.group(1) else [x.split()[0] for x in m.group(2).split(",")]
-            for name in mods:
-                name = name.lstrip(".").split(".")[0]
-                if name in names and name != f[:-3]:
-                    out.add((os.path.join(folder, f), os.path.join(folder, name + ".py")))
+    base = os.path.join(ROOT, root)
+    for folder, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if os.path.isfile(os.path.join(folder, d, "__init__.py")))
+        for f in sorted(files):
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(folder, f)
+            text = open(path, encoding="utf-8").read()
+            found = re.finditer(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)"
+                                r"|import[ \t]+([\w., ]+))", text, re.M)
+            for m in found:
+                if m.group(4):
+                    targets = [python_target(base, x.split()[0]) for x in m.group(4).split(",")]
+                else:
+                    start = folder
+                    for _ in range(len(m.group(1)) - 1):
+                        start = os.path.dirname(start)
+                    start = start if m.group(1) else base
+                    module = python_target(start, m.group(2))
+                    targets = [module]
+                    if module and module.endswith("__init__.py"):
+                        package = os.path.dirname(module)
+                        names = [x.split()[0] for x in m.group(3).strip("()").split(",") if x.strip()]
+                        targets = [python_target(package, n) or module for n in names]
+                for target in targets:
+                    if target and target != path:
+                        out.add((os.path.relpath(path, ROOT), os.path.relpath(target, ROOT)))
     return out
 
 

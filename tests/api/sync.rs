@@ -1,5 +1,5 @@
 //! `pricing sync` over excerpts of real source releases (tests/fixtures/sync,
-//! cut by tools/dataset/sync_fixtures.py): the fixture directories stand in for
+//! cut by tools/dataset/maintenance/sync_fixtures.py): the fixture directories stand in for
 //! the package registry, python3 runs the real build, the result is published
 //! into a real PostgreSQL. No network.
 

