@@ -39,6 +39,9 @@ trap cleanup EXIT
 step "dataset pipeline unit tests (tools/dataset, standard library only)"
 python3 -m unittest discover -s tools/dataset -p 'test_*.py'
 
+step "no import circle (Rust crates, tools/dataset, scripts)"
+python3 scripts/import-circles.py
+
 step "cargo fmt --check"
 cargo fmt --all --check
 

@@ -11,15 +11,114 @@
 //! or in flight once the hold is over, and the next request starts it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use deadpool_postgres::Pool;
 
-use super::grants::Grant;
+use super::connection::on_connection;
+use super::decision::{Decision, Subject, Waiters};
+use super::grants::{Grant, Release};
 use super::lease::Slot;
-use super::{Decision, Inner, Subject, Waiters, on_connection};
+use super::refusals::Refusals;
+use crate::telemetry::Throttle;
+
+/// A subject with nothing pending is forgotten after this long.
+const IDLE_SLOT: Duration = Duration::from_secs(2);
+
+/// The accounting's state, shared by the requests, the dispatcher and the
+/// upkeep.
+#[derive(Debug)]
+pub(super) struct Inner {
+    pub(super) pool: Pool,
+    /// Per subject: waiting requests, the call in flight, leases; and the
+    /// subjects due for the next call.
+    queue: Mutex<Queue>,
+    /// Wakes the dispatcher holding the next call when its batch has filled.
+    filled: tokio::sync::Notify,
+    /// Leased units that expired unused, to give back.
+    releases: Mutex<Vec<Release>>,
+    /// Subjects the database refused, until it would admit them again.
+    pub(super) refusals: Refusals,
+    /// Failures are logged at most once per 10 s.
+    failure_log: Throttle,
+    pub(super) requests: AtomicU64,
+    pub(super) calls: AtomicU64,
+    pub(super) failures: AtomicU64,
+    pub(super) refused_locally: AtomicU64,
+    pub(super) leased: AtomicU64,
+    pub(super) released: AtomicU64,
+}
+
+impl Inner {
+    pub(super) fn new(pool: Pool) -> Self {
+        Self {
+            pool,
+            queue: Mutex::new(Queue::default()),
+            filled: tokio::sync::Notify::new(),
+            releases: Mutex::new(Vec::new()),
+            refusals: Refusals::default(),
+            failure_log: Throttle::new(Duration::from_secs(10)),
+            requests: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            refused_locally: AtomicU64::new(0),
+            leased: AtomicU64::new(0),
+            released: AtomicU64::new(0),
+        }
+    }
+
+    pub(super) fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn releases(&self) -> MutexGuard<'_, Vec<Release>> {
+        self.releases.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn log_failure(&self, subject: &Subject, reason: &str) {
+        if let Some(suppressed) = self.failure_log.admit() {
+            tracing::warn!(
+                subject = subject.id(),
+                %reason,
+                suppressed,
+                "quota accounting failed; admitting uncounted (logged at most once per 10 s)"
+            );
+        }
+    }
+
+    /// Drops expired leases (queuing their unused units) and forgets
+    /// subjects with nothing pending that were not seen for [`IDLE_SLOT`].
+    pub(super) fn expire_leases(&self) {
+        let now = Instant::now();
+        let mut queue = self.lock();
+        let mut releases = self.releases();
+        queue.slots.retain(|subject, slot| {
+            while slot.leases.front().is_some_and(|l| l.expires <= now) {
+                releases.extend(slot.leases.pop_front().and_then(|l| l.release(subject)));
+            }
+            !slot.is_idle(now, IDLE_SLOT)
+        });
+    }
+
+    /// Gives the queued units back to the database (`api.release()`). Units
+    /// that cannot be given back stay counted: the subject loses them, and
+    /// nobody is ever over-admitted.
+    pub(super) async fn give_back(&self) {
+        let queued = std::mem::take(&mut *self.releases());
+        for release in queued {
+            match on_connection(&self.pool, |client| release.call(client)).await {
+                Ok(()) => {
+                    self.released
+                        .fetch_add(u64::from(release.units), Ordering::Relaxed);
+                }
+                Err(reason) => self.log_failure(&release.subject, &reason),
+            }
+        }
+    }
+}
 
 /// The longest the next call is held for its batch to fill after one
 /// returns.
@@ -158,7 +257,7 @@ impl Inner {
                 let _ = waiter.send(grant.map_or(Decision::Unaccounted, |g| g.decision(i)));
             }
             if let Some(grant) = grant.filter(|g| g.granted < n) {
-                self.remember_refused(&entry.subject, &grant, sent);
+                self.refusals.remember(&entry.subject, &grant, sent);
             }
             kept.push((entry.subject, grant, n));
         }

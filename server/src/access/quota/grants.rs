@@ -3,7 +3,7 @@
 
 use anyhow::Context as _;
 
-use super::{Decision, Refusal, Subject, Window};
+use super::decision::{Decision, Refusal, Subject, Window};
 
 /// The answer for one subject of a batch (the columns of `api.admit()`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

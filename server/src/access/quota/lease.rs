@@ -4,8 +4,8 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use super::decision::{Decision, Subject, Waiters, unix_now};
 use super::grants::{Grant, Release};
-use super::{Decision, Subject, Waiters, unix_now};
 
 /// A lease holds about this long of its subject's recent traffic.
 pub const LEASE_SPAN: Duration = Duration::from_millis(10);

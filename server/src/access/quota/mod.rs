@@ -6,13 +6,10 @@
 //! over-admitted. [`Accountant::admit`] is the one entry point, for the REST
 //! hoop and for the MCP channel alike.
 //!
-//! The parts:
-//! - [`admission`]: requests waiting for admission, of any number of
-//!   subjects, go to the database together, one `api.admit_batch()` call with
-//!   one entry per subject (its waiting requests as the cost), sent when the
-//!   previous call has returned and its clients are back with their next
-//!   requests (held at most [`BATCH_WAIT`]), one call at a time.
-//!   Many anonymous clients sending a few requests each therefore share calls.
+//! The parts, each using only those listed before it (none of them uses
+//! this module):
+//! - [`decision`]: the values (the subject, its window, the decision).
+//! - [`connection`]: the one way to the database, bounded twice (below).
 //! - [`grants`]: what the database answered, turned into one decision per
 //!   request, and units given back.
 //! - [`lease`]: a busy subject is also served from a *lease*: a call may ask
@@ -30,8 +27,16 @@
 //!   near its limits (such a subject never gets a lease).
 //! - [`refusals`]: after a refusal the database would refuse the subject
 //!   again until a time it names; the server refuses it itself until then.
-//! - [`upkeep`]: expired leases given back, idle subjects forgotten, the
-//!   database's counters swept.
+//! - [`admission`]: the accounting's shared state, and the batches: requests
+//!   waiting for admission, of any number of subjects, go to the database
+//!   together, one `api.admit_batch()` call with one entry per subject (its
+//!   waiting requests as the cost), sent when the previous call has returned
+//!   and its clients are back with their next requests (held at most
+//!   [`BATCH_WAIT`]), one call at a time. Many anonymous clients sending a
+//!   few requests each therefore share calls.
+//! - here: the [`Accountant`], the one entry point, and its upkeep beside a
+//!   running server (expired leases given back, idle subjects forgotten, the
+//!   database's counters swept every [`SWEEP_EVERY`]).
 //!
 //! Accounting fails open only when the database is unreachable: when no
 //! connection comes within [`ACCOUNTING_TIMEOUT`], or the connection fails or
@@ -42,187 +47,29 @@
 //! answers. Endpoints that need the database answer 503 anyway.
 
 mod admission;
+mod connection;
+mod decision;
 mod grants;
 mod lease;
 mod refusals;
-mod upkeep;
 
-use std::collections::HashMap;
-use std::net::IpAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use anyhow::Context as _;
 use deadpool_postgres::Pool;
 use tokio::sync::oneshot;
 
-use crate::telemetry::Throttle;
-
 pub use admission::BATCH_WAIT;
+pub use connection::{ACCOUNTING_TIMEOUT, ANSWER_TIMEOUT};
+pub use decision::{Decision, EXHAUSTED_RECHECK, KEY_REQUESTS_PLAN, Refusal, Subject, Window};
 pub use lease::{LEASE_SHARE_OF_REMAINING, LEASE_SPAN, LEASE_TTL};
-pub use upkeep::SWEEP_EVERY;
 
-use admission::Queue;
-use grants::Release;
-use refusals::Blocked;
+use admission::Inner;
 
-/// How long a call of the accounting waits for a database connection before
-/// its requests are let through uncounted (the database is unreachable).
-pub const ACCOUNTING_TIMEOUT: Duration = Duration::from_millis(1500);
-/// How long a call sent on a connection is waited for: beyond the control
-/// pool's statement timeout (server/src/store/db.rs), so that the database's own
-/// bound ends a slow statement, and only a connection that stopped answering
-/// altogether is given up on here.
-pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(6);
-/// A subject whose quota is used up is refused without asking the database
-/// until its window ends, but asked again after this long in case its plan's
-/// quota was raised meanwhile.
-pub const EXHAUSTED_RECHECK: Duration = Duration::from_secs(30);
-
-/// Whom a request is charged to, on which plan.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Subject {
-    id: String,
-    plan: Arc<str>,
-}
-
-impl Subject {
-    /// An anonymous caller, by address: IPv4 per address, IPv6 per /64 (one
-    /// customer's network), an IPv4-mapped IPv6 address as the IPv4 one.
-    pub fn anonymous(ip: IpAddr) -> Self {
-        // Shared: a new one per request would cost an allocation each.
-        static ANONYMOUS: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("anonymous"));
-        Self {
-            id: address_id(ip),
-            plan: ANONYMOUS.clone(),
-        }
-    }
-
-    /// The keys an address asks for (POST /api/v1/keys), on plan
-    /// `key_requests`: counted per address as [`Self::anonymous`] counts it.
-    pub fn key_requests(ip: IpAddr) -> Self {
-        Self {
-            id: format!("keys-for:{}", address_id(ip)),
-            plan: Arc::from(KEY_REQUESTS_PLAN),
-        }
-    }
-
-    /// A key holder, by key id.
-    pub fn key(id: i64, plan: Arc<str>) -> Self {
-        Self {
-            id: format!("key:{id}"),
-            plan,
-        }
-    }
-
-    /// The counter name: `ip:...`, `keys-for:ip:...` or `key:<id>`.
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// The plan whose limits apply.
-    pub fn plan(&self) -> &str {
-        &self.plan
-    }
-}
-
-/// The plan counting the keys an address asks for (migrations/V18).
-pub const KEY_REQUESTS_PLAN: &str = "key_requests";
-
-/// An address as the counters name it: IPv4 per address, IPv6 per /64, an
-/// IPv4-mapped IPv6 address as the IPv4 one.
-fn address_id(ip: IpAddr) -> String {
-    match ip {
-        IpAddr::V4(v4) => format!("ip:{v4}"),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => format!("ip:{v4}"),
-            None => {
-                let s = v6.segments();
-                let net = std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0);
-                format!("ip:{net}/64")
-            }
-        },
-    }
-}
-
-/// The quota window a response reports in its `X-RateLimit-*` headers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
-    /// The plan's quota per window.
-    pub limit: u32,
-    /// Requests left in the current window.
-    pub remaining: u32,
-    /// Unix seconds at which the current window ends and the quota is whole again.
-    pub reset: i64,
-}
-
-/// Which limit refused a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
-    /// The quota of the current window is used up.
-    Quota,
-    /// Too many requests in too short a time.
-    Burst,
-}
-
-/// The outcome of [`Accountant::admit`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    /// Counted and admitted; no window for a plan without quota.
-    Admitted(Option<Window>),
-    /// Refused: wait `retry_after` seconds.
-    Refused {
-        /// Which limit.
-        by: Refusal,
-        /// Seconds to wait.
-        retry_after: u32,
-        /// The current window, if the plan has a quota.
-        window: Option<Window>,
-    },
-    /// Admitted without counting: the plan has no limits.
-    Unmetered,
-    /// Admitted without counting: the accounting failed (fail open).
-    Unaccounted,
-}
-
-impl Decision {
-    /// Whether the request may go ahead.
-    pub fn is_admitted(&self) -> bool {
-        !matches!(self, Self::Refused { .. })
-    }
-
-    /// The window to report, if any.
-    pub fn window(&self) -> Option<Window> {
-        match self {
-            Self::Admitted(window) | Self::Refused { window, .. } => *window,
-            Self::Unmetered | Self::Unaccounted => None,
-        }
-    }
-}
-
-type Waiters = Vec<oneshot::Sender<Decision>>;
-
-#[derive(Debug)]
-struct Inner {
-    pool: Pool,
-    /// Per subject: waiting requests, the call in flight, leases; and the
-    /// subjects due for the next call.
-    queue: Mutex<Queue>,
-    /// Wakes the dispatcher holding the next call when its batch has filled.
-    filled: tokio::sync::Notify,
-    /// Leased units that expired unused, to give back.
-    releases: Mutex<Vec<Release>>,
-    /// Subjects the database refused, until it would admit them again.
-    blocked: Mutex<HashMap<Subject, Blocked>>,
-    /// Failures are logged at most once per 10 s.
-    failure_log: Throttle,
-    requests: AtomicU64,
-    calls: AtomicU64,
-    failures: AtomicU64,
-    refused_locally: AtomicU64,
-    leased: AtomicU64,
-    released: AtomicU64,
-}
+/// How often a server deletes ended windows and full buckets.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(300);
 
 /// Counters since start, for `/healthz`: how well requests batch, how often
 /// the accounting failed open, how much was leased.
@@ -253,20 +100,7 @@ impl Accountant {
     /// must not wait behind data reads).
     pub fn new(pool: Pool) -> Self {
         Self {
-            inner: Arc::new(Inner {
-                pool,
-                queue: Mutex::new(Queue::default()),
-                filled: tokio::sync::Notify::new(),
-                releases: Mutex::new(Vec::new()),
-                blocked: Mutex::new(HashMap::new()),
-                failure_log: Throttle::new(Duration::from_secs(10)),
-                requests: AtomicU64::new(0),
-                calls: AtomicU64::new(0),
-                failures: AtomicU64::new(0),
-                refused_locally: AtomicU64::new(0),
-                leased: AtomicU64::new(0),
-                released: AtomicU64::new(0),
-            }),
+            inner: Arc::new(Inner::new(pool)),
         }
     }
 
@@ -297,7 +131,7 @@ impl Accountant {
         // faster than its rate: after a refusal, the database would refuse
         // every request until the time it named. (Leased units, granted
         // before, are still good.)
-        if let Some(refused) = self.inner.known_refused(subject) {
+        if let Some(refused) = self.inner.refusals.known(subject) {
             self.inner.refused_locally.fetch_add(1, Ordering::Relaxed);
             return refused;
         }
@@ -336,79 +170,66 @@ impl Accountant {
     }
 }
 
-impl Inner {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+impl Accountant {
+    /// Deletes ended windows and full buckets; returns the rows deleted.
+    pub async fn sweep(&self) -> anyhow::Result<i64> {
+        let client = self.inner.pool.get().await?;
+        let row = client
+            .query_one("select api.sweep_counters()", &[])
+            .await
+            .context("sweeping quota counters")?;
+        Ok(row.get(0))
     }
 
-    fn releases(&self) -> std::sync::MutexGuard<'_, Vec<Release>> {
-        self.releases.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn log_failure(&self, subject: &Subject, reason: &str) {
-        if let Some(suppressed) = self.failure_log.admit() {
-            tracing::warn!(
-                subject = subject.id(),
-                %reason,
-                suppressed,
-                "quota accounting failed; admitting uncounted (logged at most once per 10 s)"
-            );
+    /// Gives back every leased unit not used yet (and those that expired):
+    /// for a server that stops.
+    async fn release_leases(&self) {
+        {
+            let mut queue = self.inner.lock();
+            let mut releases = self.inner.releases();
+            for (subject, slot) in queue.slots.iter_mut() {
+                releases.extend(slot.leases.drain(..).filter_map(|l| l.release(subject)));
+            }
         }
+        self.inner.give_back().await;
     }
-}
 
-/// One statement of the accounting on a control connection: the connection
-/// within [`ACCOUNTING_TIMEOUT`], then the answer within [`ANSWER_TIMEOUT`].
-/// The reason for the log when either fails.
-async fn on_connection<T, F>(
-    pool: &Pool,
-    work: impl FnOnce(deadpool_postgres::Object) -> F,
-) -> Result<T, String>
-where
-    F: std::future::Future<Output = anyhow::Result<T>>,
-{
-    let client = match tokio::time::timeout(ACCOUNTING_TIMEOUT, pool.get()).await {
-        Ok(Ok(client)) => client,
-        Ok(Err(err)) => return Err(format!("no database connection: {err}")),
-        Err(_) => {
-            return Err(format!(
-                "no database connection within {ACCOUNTING_TIMEOUT:?}"
-            ));
-        }
-    };
-    match tokio::time::timeout(ANSWER_TIMEOUT, work(client)).await {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(err)) => Err(format!("{err:#}")),
-        Err(_) => Err(format!("no answer within {ANSWER_TIMEOUT:?}")),
+    /// Runs `work` (a server) with the accountant's upkeep beside it, then
+    /// gives back the leases left: see [`Self::spawn_sweeper`].
+    pub async fn upkeep_while<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+        let sweeper = self.spawn_sweeper();
+        let outcome = work.await;
+        sweeper.abort();
+        self.release_leases().await;
+        outcome
     }
-}
 
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn anonymous_subjects_group_ipv6_by_64_and_unmap_ipv4() {
-        let ip = |s: &str| s.parse::<IpAddr>().expect("ip");
-        assert_eq!(Subject::anonymous(ip("203.0.113.9")).id(), "ip:203.0.113.9");
-        assert_eq!(
-            Subject::anonymous(ip("::ffff:203.0.113.9")).id(),
-            "ip:203.0.113.9"
-        );
-        assert_eq!(
-            Subject::anonymous(ip("2001:db8:1:2:aaaa::1")).id(),
-            Subject::anonymous(ip("2001:db8:1:2:bbbb::2")).id()
-        );
-        assert_eq!(
-            Subject::anonymous(ip("2001:db8:1:2::1")).id(),
-            "ip:2001:db8:1:2::/64"
-        );
-        assert_eq!(Subject::anonymous(ip("::1")).plan(), "anonymous");
+    /// Every [`LEASE_TTL`]: gives back expired leases and forgets idle
+    /// subjects and refusals that no longer hold; every [`SWEEP_EVERY`]:
+    /// sweeps the database's counters. Until the task is aborted.
+    fn spawn_sweeper(&self) -> tokio::task::JoinHandle<()> {
+        let accountant = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(LEASE_TTL);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // The first sweep one period after start, not at once.
+            let mut last_sweep = Instant::now();
+            loop {
+                tick.tick().await;
+                accountant.inner.expire_leases();
+                accountant.inner.give_back().await;
+                if last_sweep.elapsed() < SWEEP_EVERY {
+                    continue;
+                }
+                last_sweep = Instant::now();
+                accountant.inner.refusals.forget_stale();
+                match accountant.sweep().await {
+                    Ok(deleted) => tracing::debug!(deleted, "quota counters swept"),
+                    Err(err) => {
+                        tracing::warn!(error = %format!("{err:#}"), "sweeping quota counters failed")
+                    }
+                }
+            }
+        })
     }
 }

@@ -4,11 +4,12 @@
 //! refuses that subject itself until then, measured from when it sent the
 //! call, so never for longer than the database would.
 
-use std::sync::PoisonError;
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::decision::{Decision, EXHAUSTED_RECHECK, Refusal, Subject, Window, unix_now};
 use super::grants::Grant;
-use super::{Decision, EXHAUSTED_RECHECK, Inner, Refusal, Subject, Window, unix_now};
 
 /// Past this many remembered refused subjects, the stale ones are dropped
 /// (and if that is not enough, all of them: they are only a shortcut).
@@ -17,15 +18,24 @@ const MAX_BLOCKED: usize = 100_000;
 /// A refusal that holds until `until`: the end of the quota window (capped
 /// at [`EXHAUSTED_RECHECK`]) or the time the token bucket refills by one.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Blocked {
+struct Blocked {
     by: Refusal,
     window: Option<Window>,
     until: Instant,
 }
 
-impl Inner {
-    pub(super) fn known_refused(&self, subject: &Subject) -> Option<Decision> {
-        let mut blocked = self.blocked.lock().unwrap_or_else(PoisonError::into_inner);
+/// The subjects the database refused, until it would admit them again.
+#[derive(Debug, Default)]
+pub(super) struct Refusals(Mutex<HashMap<Subject, Blocked>>);
+
+impl Refusals {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Subject, Blocked>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The refusal `subject` would get from the database now, if one holds.
+    pub(super) fn known(&self, subject: &Subject) -> Option<Decision> {
+        let mut blocked = self.lock();
         let entry = *blocked.get(subject)?;
         let wait = entry.until.saturating_duration_since(Instant::now());
         let retry_after = match entry.by {
@@ -43,17 +53,15 @@ impl Inner {
         })
     }
 
-    pub(super) fn forget_stale_refusals(&self) {
+    /// Forgets the refusals that no longer hold.
+    pub(super) fn forget_stale(&self) {
         let now = Instant::now();
-        self.blocked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|_, b| b.until > now);
+        self.lock().retain(|_, b| b.until > now);
     }
 
     /// Remembers the refusal of a call sent at `sent`: the database measured
     /// `wait_us` from a moment after that, so this never blocks for longer.
-    pub(super) fn remember_refused(&self, subject: &Subject, grant: &Grant, sent: Instant) {
+    pub(super) fn remember(&self, subject: &Subject, grant: &Grant, sent: Instant) {
         let (Some(by), Some(wait_us)) = (grant.refused_by, grant.wait_us) else {
             return;
         };
@@ -61,7 +69,7 @@ impl Inner {
         if by == Refusal::Quota {
             wait = wait.min(EXHAUSTED_RECHECK);
         }
-        let mut blocked = self.blocked.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut blocked = self.lock();
         if blocked.len() >= MAX_BLOCKED {
             let now = Instant::now();
             blocked.retain(|_, b| b.until > now);
