@@ -1138,7 +1138,11 @@ mod tests {
         let copies = [
             (
                 "tools/dataset/pipeline/resolve.py",
-                quoted(excerpt("tools/dataset/pipeline/resolve.py", "\nCHANNELS = (", ")")),
+                quoted(excerpt(
+                    "tools/dataset/pipeline/resolve.py",
+                    "\nCHANNELS = (",
+                    ")",
+                )),
             ),
             (
                 "web-demo/www/model.js",

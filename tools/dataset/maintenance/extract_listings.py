@@ -191,7 +191,7 @@ def main():
             "channel": args.channel,
             "source": {"repository": f"github.com/{args.repository}", "paths": args.path, "commit": head[0],
                        "commit_day": head[1][:10], "read": dt.date.today().isoformat(), "license": args.license,
-                       "extracted_by": "tools/dataset/extract_listings.py catalogue"},
+                       "extracted_by": "tools/dataset/maintenance/extract_listings.py catalogue"},
             "copies": copies,
             "differ": differ,
             "first": dict(sorted(first.items())),
@@ -212,7 +212,7 @@ def main():
         "about": args.about,
         "source": {"repository": f"github.com/{args.repository}", "paths": paths, "commit": head[0],
                    "commit_day": head[1][:10], "read": dt.date.today().isoformat(), "license": args.license,
-                   "extracted_by": "tools/dataset/extract_listings.py " + args.kind},
+                   "extracted_by": "tools/dataset/maintenance/extract_listings.py " + args.kind},
         "first": dict(sorted(first.items())),
         "undatable": {i: f["day"] for i, f in sorted(undatable.items())},
     }

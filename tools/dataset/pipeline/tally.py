@@ -48,5 +48,5 @@ def quarantine_report(screened, models, generated):
     out.sort(key=lambda r: (r["model"], r["channel"], r["component"], r["tier"] or "",
                             render.condition_order(r.get("condition")), r["steps"][0]["from"], r["rule"]))
     return {"about": "Source figures the build screened out, with the rule that removed each "
-                     "(tools/dataset/screen.py, docs/publishing.md).", "generated_at": generated,
+                     "(tools/dataset/pipeline/screen.py, docs/publishing.md).", "generated_at": generated,
             "screened": out}
