@@ -91,15 +91,7 @@ once "MCP pricing_get_model {30 KB id}" -H 'content-type: application/json' \
 grep -q INVALID_ARGUMENT "$DATA/once.body" || die "the MCP tool did not refuse the long id: $(head -c 300 "$DATA/once.body")"
 
 # Other clients: four uncached reads in turn.
-cat >"$DATA/others.lua" <<EOF
-local paths = {"/api/v1/models/$A", "/api/v1/models?limit=20", "/api/v1/changes?limit=10",
-               "/api/v1/compare?ids=$A,$B"}
-local i = 0
-request = function()
-    i = i % #paths + 1
-    return wrk.format("GET", paths[i])
-end
-EOF
+uncached_reads_lua "$DATA/others.lua" "$A" "$B"
 # others: "REQ/S P50 P99 NON2XX" of wrk over the other clients' requests.
 others() {
     wrk -t1 -c4 -d"$DURATION" --latency -s "$DATA/others.lua" "$BASE" >"$DATA/others.out"

@@ -153,15 +153,7 @@ printf '%s entries, %s bytes, %s misses after. Server memory after: VmRSS %s MB,
 
 # 4. Unknown ids on a server without the response cache: every read is uncached.
 start_server "$BIN" "$DATA/serve-nocache.log" --data-dir "$DATA/db" --cache-entries 0
-cat >"$DATA/reads.lua" <<'EOF'
-local paths = {"/api/v1/models/openai:gpt-4o", "/api/v1/models?limit=20", "/api/v1/changes?limit=10",
-               "/api/v1/compare?ids=openai:gpt-4o,openai:o3"}
-local i = 0
-request = function()
-    i = i % #paths + 1
-    return wrk.format("GET", paths[i])
-end
-EOF
+uncached_reads_lua "$DATA/reads.lua" openai:gpt-4o openai:o3
 reads() {
     wrk -t1 -c1 -d"$1" --latency -s "$DATA/reads.lua" "$SERVER_BASE" >"$DATA/reads.out"
     awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; return v * 1000 }

@@ -188,3 +188,18 @@ nginx_stop() {
     wait "$NGINX_PID" 2>/dev/null || true
     NGINX_PID=""
 }
+
+# uncached_reads_lua FILE A B: a wrk script asking, in turn, the four reads a
+# benchmark's "other client" makes while someone else loads the server: model
+# A's card, the first page of models, the latest changes, and A beside B.
+uncached_reads_lua() {
+    cat >"$1" <<LUA
+local paths = {"/api/v1/models/$2", "/api/v1/models?limit=20", "/api/v1/changes?limit=10",
+               "/api/v1/compare?ids=$2,$3"}
+local i = 0
+request = function()
+    i = i % #paths + 1
+    return wrk.format("GET", paths[i])
+end
+LUA
+}
