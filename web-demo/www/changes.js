@@ -28,6 +28,15 @@ function describe(e) {
     return [e.old_value ? `${price(e.old_value)} → ` : "", el("strong", {}, price(e.new_value)), pct];
   }
   if (e.unit === "tokens") return `${e.old_value ?? "?"} → ${e.new_value ?? "?"} tokens`;
+  // A provider's deprecation or shutdown statement: what the page said. Its statuses are the
+  // model's as a whole, which one channel's shutdown need not change (an Azure retirement of a
+  // model still sold elsewhere reads "active"), so they would tell the reader nothing here.
+  const d = e.detail;
+  if (d && d.date_basis === "provider_page") {
+    const said = e.event_type === "deprecation" ? (d.shutdown ? `shutdown ${d.shutdown}` : "no shutdown day stated") : "shutdown";
+    if (!d.successor) return said;
+    return [`${said} · successor `, el("a", { href: modelHref(d.successor) }, d.successor_name || d.successor)];
+  }
   if (e.old_value || e.new_value) return `${e.old_value ?? "–"} → ${e.new_value ?? "–"}`;
   return "";
 }
