@@ -340,6 +340,7 @@ def litellm_ref(key: str, entry: dict, ledger_maker=None):
         model = re.sub(r"^FW-", "", model)          # Fireworks-hosted models in Azure AI Foundry
     if ledger_maker:
         ledger_maker = ORG_MAKERS.get(ledger_maker, ledger_maker)
+    org = own_prefix_maker(org, model, official)
     maker = org or name_maker(model) or (ledger_maker if ledger_maker and ledger_maker != "other" else None) or official
     if not maker:
         return None, "maker_unknown"
@@ -347,6 +348,15 @@ def litellm_ref(key: str, entry: dict, ledger_maker=None):
         return None, "resold_on_another_makers_api"
     return Ref(channel, api_id, maker, normalise(model, channel), regional,
                prov in OFFICIAL_FALLBACK, version), None
+
+
+def own_prefix_maker(org, model, official):
+    """The maker of a model an official API lists under its own prefix: Perplexity's API serves
+    other makers' open models as `perplexity/kimi-k3` (Moonshot's Kimi K3), `perplexity/glm-5.3`,
+    `perplexity/nemotron-3-ultra-550b-a55b`; where the name says another maker, that maker made it
+    (a resale, not the official API's own model). Any other org prefix stands."""
+    named = name_maker(model)
+    return named if org and org == official and named and named != org else org
 
 
 def split_listed_id(model_id: str, bedrock: bool, account):
@@ -382,6 +392,7 @@ def genai_ref(provider_id: str, model_id: str, maker_hint=None):
     if ":" in model_id and channel == "openrouter":
         return None, "openrouter_variant_id"
     model, org, version = split_listed_id(model_id, channel == "aws_bedrock", FIREWORKS_ACCOUNT)
+    org = own_prefix_maker(org, model, official)
     maker = org or name_maker(model) or official or maker_hint
     if not maker:
         return None, "maker_unknown"
@@ -402,6 +413,7 @@ def modelsdev_ref(provider_id: str, model_id: str):
     else:
         channel, official = "other", None
     model, org, version = split_listed_id(model_id, provider_id == "amazon-bedrock", ANY_ACCOUNT)
+    org = own_prefix_maker(org, model, official)
     maker = org or name_maker(model) or official
     if not maker:
         return None

@@ -8,7 +8,7 @@ Standard library only.
 """
 import unittest
 
-from pipeline.resolve import litellm_ref
+from pipeline.resolve import genai_ref, litellm_ref, modelsdev_ref
 from pipeline.sources import litellm, llmledger
 
 
@@ -39,6 +39,31 @@ class RegionClass(unittest.TestCase):
         # release), 1.1x the global. row's (1.109.1: gpt-6.1-terra input 1.1 / us. 1.1 / global. 1)
         self.assertEqual(self.cls("bedrock_mantle/openai.gpt-5.6-sol", "bedrock_mantle"), 2)
         self.assertEqual(self.cls("global.openai.gpt-5.6-sol", "bedrock_converse"), 1)
+
+
+class Resale(unittest.TestCase):
+    """litellm 1.109.1 and genai-prices: Perplexity's API lists other makers' open models under
+    its own prefix (`perplexity/perplexity/kimi-k3`, 3 / 15: Moonshot's Kimi K3). Found by the
+    lifecycle audit of 2026-11-26 (tests/fixtures/truth/audit-2026-11-26-s28-samples.md): the
+    reseller's row was published as a Perplexity model on the official channel, its listing day
+    as a launch."""
+
+    def ref(self, key):
+        return litellm_ref(key, {"litellm_provider": "perplexity", "mode": "chat"}, "moonshot")
+
+    def test_another_makers_model_under_the_apis_own_prefix_is_a_resale(self):
+        for key in ("perplexity/perplexity/kimi-k3", "perplexity/perplexity/glm-5.3",
+                    "perplexity/perplexity/nemotron-3-ultra-550b-a55b",
+                    "perplexity/perplexity/deepseek-v4-pro-0813"):
+            self.assertEqual(self.ref(key), (None, "resold_on_another_makers_api"), key)
+        self.assertEqual(genai_ref("perplexity", "perplexity/kimi-k3"), (None, "resold_on_another_makers_api"))
+        self.assertEqual(modelsdev_ref("perplexity", "perplexity/kimi-k3").channel, "other")
+
+    def test_the_apis_own_models_stay_its_own(self):
+        for key, model in (("perplexity/perplexity/sonar", "sonar"), ("perplexity/sonar-pro", "sonar-pro"),
+                           ("perplexity/pplx-embed-v1-4b", "pplx-embed-v1-4b")):
+            ref, _why = self.ref(key)
+            self.assertEqual((ref.channel, ref.maker, ref.mkey), ("official", "perplexity", model), key)
 
 
 class KeyRank(unittest.TestCase):
