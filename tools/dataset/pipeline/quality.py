@@ -28,13 +28,17 @@ def price_events(snap, since):
 
 
 def limit_events(snap, since):
+    """(model, limits entry) per `limit_change` event the publish emits: one per limit that moved
+    between two entries of a model's limits history (sql/50_publish.sql), so an entry moving both
+    limits is two events (deepseek-chat on 2024-12-26: 128K -> 64K context, 4K -> 8K output)."""
     for m in snap["models"]:
         lim = m.get("limits") or []
         for a, b in zip(lim, lim[1:]):
             if b["from"] < since:
                 continue
-            if any(a[f] is not None and b[f] is not None and a[f] != b[f] for f in ("context_window", "max_output_tokens")):
-                yield m, b
+            for f in ("context_window", "max_output_tokens"):
+                if a[f] is not None and b[f] is not None and a[f] != b[f]:
+                    yield m, b
 
 
 def checks(snap):

@@ -10,7 +10,7 @@ import gzip
 import json
 import unittest
 
-from pipeline import REPO, events, render
+from pipeline import REPO, events, quality, render
 from pipeline.sources import litellm
 
 from .helpers import prices, steps
@@ -120,6 +120,20 @@ class BundledConditionalRates(unittest.TestCase):
             self.assertIn(r["tier"], litellm.CHANNEL_TIERS.get(r["channel"], litellm.TIERS), r)
             base = "input" if r["component"] == "cache_write" else r["component"]
             self.assertIn((r["model"], r["channel"], base, r["tier"]), self.standard, r)
+
+
+class LimitEvents(unittest.TestCase):
+    """deepseek-chat's limits history as the bundled snapshot has it (DeepSeek's news of 2024-12-26
+    and 2025-08-21): the report counts the events the publish emits, one per limit that moved."""
+
+    def test_an_entry_moving_two_limits_is_two_events(self):
+        snap = {"models": [{"id": "deepseek:deepseek-chat", "limits": [
+            {"from": "2024-05-07", "context_window": 128000, "max_output_tokens": 4096},
+            {"from": "2024-12-26", "context_window": 65536, "max_output_tokens": 8192},
+            {"from": "2025-08-21", "context_window": 131072, "max_output_tokens": 8192}]}]}
+        got = [entry["from"] for _m, entry in quality.limit_events(snap, "2024-11-01")]
+        self.assertEqual(got, ["2024-12-26", "2024-12-26", "2025-08-21"])
+        self.assertEqual(len(list(quality.limit_events(snap, "2025-01-01"))), 1)
 
 
 if __name__ == "__main__":
