@@ -5,6 +5,7 @@
 The excerpts are copied from the pinned releases and the extracted listings (named in each test);
 `Listings` reads the committed tools/dataset/listings/ files. Standard library only.
 """
+import json
 import unittest
 
 from pipeline import launch
@@ -230,6 +231,20 @@ class Catalogues(unittest.TestCase):
         # aion-1.0 left OpenRouter before 2026-08; the daily copies of 2026-02-27 to 2026-05-01 list it
         self.assertEqual(got["aion-labs/aion-1.0"][0], "2025-02-04")
         self.assertTrue(got["aion-labs/aion-1.0"][1].startswith("openrouter-api created, copy skissue/gptel-openrouter-models@"))
+        # sonar-reasoning left OpenRouter before 2026-02; the copies of 2025-12-18 to 2026-01-29 list it
+        # (created 1738131107)
+        self.assertEqual(got["perplexity/sonar-reasoning"],
+                         ("2025-01-29", "openrouter-api created, copy Xiechengqi/openrouter-free-api@af2ec659cac5"))
+
+    def test_copies_of_the_catalogue_agree_on_every_day(self):
+        # the same id never has two days, within one repository's copies or across them
+        firsts = {}
+        for name in catalogues.CATALOGUES:
+            doc = json.loads((listings.DIR / f"{name}.json").read_text())
+            self.assertEqual(doc["differ"], {}, name)
+            for i, f in doc["first"].items():
+                firsts.setdefault(i, set()).add(f["day"])
+        self.assertEqual({i: d for i, d in firsts.items() if len(d) > 1}, {})
 
     def test_a_day_an_archived_copy_without_the_model_contradicts_is_no_first_listing(self):
         # step-3.5-flash: created 2026-01-29, but the archived catalogue of 2026-02-01 lists neither it

@@ -22,6 +22,14 @@ archived copy that lists neither the model nor a variant (stepfun/step-3.5-flash
 launch rule passes the day over, radar.unlisted_after). A variant (`:free`, `:batch`) carries the
 day of its model.
 
+The copies (CATALOGUES): anuran-roy/unified-llm-pricing (one copy, 2026-08-19),
+skissue/gptel-openrouter-models (daily, 2026-02-27 to 2026-05-01) and Xiechengqi/openrouter-free-api
+(395 copies, 2025-12-18 to 2026-01-29, a scheduled pull). The 324 ids the last shares with the
+others have the same day in every copy; it adds 50 ids OpenRouter dropped before 2026-02. No day
+is a re-import of the catalogue: the most models (without variants) any day gives is 14
+(2026-04-27: Qwen 3.6, whisper-1 and the `~` aliases), then 12 (2025-11-18: the day OpenRouter
+began listing embedding models), each the day OpenRouter added them.
+
 Standard library only.
 """
 import datetime as dt
@@ -31,7 +39,8 @@ from pathlib import Path
 from . import listings
 
 # the facts files (tools/dataset/listings/<name>.json) of channel catalogues, and their channel
-CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter"}
+CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter",
+              "openrouter-openrouter-free-api": "openrouter"}
 # how a launch names the source: the channel's list, the field read, the copy it was read in
 LABELS = {"openrouter": "openrouter-api created"}
 
