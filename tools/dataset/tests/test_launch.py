@@ -6,6 +6,7 @@ The excerpts are copied from the pinned releases and the extracted listings (nam
 `Listings` reads the committed tools/dataset/listings/ files. Standard library only.
 """
 import json
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -248,6 +249,38 @@ class Catalogues(unittest.TestCase):
         # aion-1.0 left OpenRouter before 2026-08; the daily copies of 2026-02-27 to 2026-05-01 list it
         self.assertEqual(got["aion-labs/aion-1.0"][0], "2025-02-04")
         self.assertTrue(got["aion-labs/aion-1.0"][1].startswith("openrouter-api created, copy skissue/gptel-openrouter-models@"))
+        # sonar-reasoning left OpenRouter before 2026-02; the copies of 2025-12-18 to 2026-01-29 list it
+        # (created 1738131107)
+        self.assertEqual(got["perplexity/sonar-reasoning"],
+                         ("2025-01-29", "openrouter-api created, copy Xiechengqi/openrouter-free-api@af2ec659cac5"))
+
+    def test_copies_of_the_catalogue_agree_on_every_day(self):
+        # the same id never has two days, within one repository's copies or across them and the pages
+        firsts = {}
+        for name in catalogues.CATALOGUES:
+            doc = json.loads((listings.DIR / f"{name}.json").read_text())
+            self.assertEqual(doc.get("differ", {}), {}, name)
+            for i, f in doc["first"].items():
+                firsts.setdefault(i, set()).add(f["day"])
+        self.assertEqual({i: d for i, d in firsts.items() if len(d) > 1}, {})
+
+    def test_a_model_page_is_read_as_the_day_its_created_line_names(self):
+        # https://openrouter.ai/liquid/lfm-40b as stored: the day runs into the context length
+        page = "Liquid: LFM 40B MoE\n\nliquid/lfm-40b\n\nCreated Sep 30, 202432,768 context\n$0.15/M input tokens"
+        self.assertEqual(catalogues.page_day(page), "2024-09-30")
+        self.assertEqual(catalogues.page_day("Created May 14, 20241,000,000 context"), "2024-05-14")
+        with self.assertRaises(ValueError):
+            catalogues.page_day("Released Sep 30, 2024")
+        got = catalogues.load()["openrouter"]
+        # lfm-40b left OpenRouter before any copy of its list kept here; its page names the day
+        self.assertEqual(got["liquid/lfm-40b"], ("2024-09-30", "openrouter-page Created, https://openrouter.ai/liquid/lfm-40b"))
+
+    def test_a_page_fact_whose_day_is_not_its_words_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            row = {"day": "2024-10-01", "url": "https://openrouter.ai/liquid/lfm-40b", "says": "Created Sep 30, 2024"}
+            (Path(d) / "openrouter-pages.json").write_text(json.dumps({"first": {"liquid/lfm-40b": row}}))
+            with self.assertRaises(ValueError):
+                catalogues.load(d)
 
     def test_a_day_an_archived_copy_without_the_model_contradicts_is_no_first_listing(self):
         # step-3.5-flash: created 2026-01-29, but the archived catalogue of 2026-02-01 lists neither it

@@ -22,18 +22,41 @@ archived copy that lists neither the model nor a variant (stepfun/step-3.5-flash
 launch rule passes the day over, radar.unlisted_after). A variant (`:free`, `:batch`) carries the
 day of its model.
 
+The copies (CATALOGUES): anuran-roy/unified-llm-pricing (one copy, 2026-08-19),
+skissue/gptel-openrouter-models (daily, 2026-02-27 to 2026-05-01) and Xiechengqi/openrouter-free-api
+(395 copies, 2025-12-18 to 2026-01-29, a scheduled pull). The 324 ids the last shares with the
+others have the same day in every copy; it adds 50 ids OpenRouter dropped before 2026-02. No day
+is a re-import of the catalogue: the most models (without variants) any day gives is 14
+(2026-04-27: Qwen 3.6, whisper-1 and the `~` aliases), then 12 (2025-11-18: the day OpenRouter
+began listing embedding models), each the day OpenRouter added them.
+
+OpenRouter's page of a model (https://openrouter.ai/<id>) renders the same field as "Created
+<Mon D, YYYY>", in UTC as far as seen: a copy of `/api/v1/models` of 2024-12 embedded in a code
+sample (its repository not identified, so not a source here) gives x-ai/grok-vision-beta
+`created` 1731976624 (2024-11-19 00:37 UTC) and google/gemini-flash-1.5 1715644800 (2024-05-14
+00:00 UTC); their pages read "Created Nov 19, 2024" and "Created May 14, 2024". For models
+OpenRouter dropped before any copy above, stored copies of their pages give the day
+(tools/dataset/listings/openrouter-pages.json, each with its URL and the words read); each of the
+6 read falls between the last archived copy without the model and the first with it (radar.py:
+liquid/lfm-40b created 2024-09-30, archived from 2024-10-01, not on 2024-09-05).
+
 Standard library only.
 """
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
 from . import listings
 
 # the facts files (tools/dataset/listings/<name>.json) of channel catalogues, and their channel
-CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter"}
+CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter",
+              "openrouter-openrouter-free-api": "openrouter", "openrouter-pages": "openrouter"}
 # how a launch names the source: the channel's list, the field read, the copy it was read in
 LABELS = {"openrouter": "openrouter-api created"}
+# ... or the channel's page of the model that shows the field
+PAGE_LABELS = {"openrouter": "openrouter-page Created"}
+CREATED = re.compile(r"Created ([A-Z][a-z]{2}) (\d{1,2}), (\d{4})")
 
 
 def created_days(doc, channel):
@@ -50,18 +73,34 @@ def created_days(doc, channel):
     return out
 
 
+def page_day(says):
+    """The day (YYYY-MM-DD) a model page's "Created <Mon D, YYYY>" names; ValueError when the
+    words name none."""
+    m = CREATED.search(says)
+    if not m:
+        raise ValueError(f"no 'Created <Mon D, YYYY>' in {says!r}")
+    return dt.datetime.strptime(" ".join(m.groups()), "%b %d %Y").date().isoformat()
+
+
 def load(directory=listings.DIR):
-    """{channel: {model id: (day, launch source)}} of every catalogue's facts file present."""
+    """{channel: {model id: (day, launch source)}} of every catalogue's facts file present: a copy
+    of the list names its repository and commit, a page its URL (and its day must be the one its
+    words name)."""
     out = {}
     for name, channel in CATALOGUES.items():
         path = Path(directory) / f"{name}.json"
         if not path.exists():
             continue
         doc = json.loads(path.read_text())
-        repo = doc["source"]["repository"].removeprefix("github.com/")
         days = out.setdefault(channel, {})
         for i, f in doc["first"].items():
-            label = f"{LABELS[channel]}, copy {repo}@{f['commit'][:12]}"
+            if "url" in f:
+                if page_day(f["says"]) != f["day"]:
+                    raise ValueError(f"{name}: {i} says {f['says']!r}, not {f['day']}")
+                label = f"{PAGE_LABELS[channel]}, {f['url']}"
+            else:
+                repo = doc["source"]["repository"].removeprefix("github.com/")
+                label = f"{LABELS[channel]}, copy {repo}@{f['commit'][:12]}"
             if i not in days or f["day"] < days[i][0]:
                 days[i] = (f["day"], label)
     return out
