@@ -10,7 +10,8 @@ into a facts file under tools/dataset/listings/ that the build reads (pipeline/s
 `ChatModel`, Anthropic's `Model`). For each id, the first commit on the main line (first-parent
 history) whose diff adds a line quoting it in a `.py` file under PACKAGE_DIR: the day the maker's
 own SDK listed it. Ids the first commit already holds are listed since before the SDK's history
-began: their day is unknown (`undatable`, with the day of that first commit: they were listed by then).
+began: their day is unknown (`undatable`, with the day of that first commit: they were listed by then);
+so are the ids of a commit adding more than BULK at once (a typed list of the models on sale).
 
 `bedrock`: mirai73/bedrock-models, a record of AWS's ListFoundationModels kept by a scheduled pull
 ("chore: update Bedrock model IDs ..." commits). An id's first pull is the first day Bedrock's
@@ -71,7 +72,19 @@ def sdk_first(repo, package_dir, id_re):
                     continue
                 fact = {"day": commit[1], "commit": commit[0], "path": path}
                 (undatable if commit[0] == initial else first)[s] = fact
+    # a commit adding more than BULK ids imports a list of models already on sale (xAI's SDK gave
+    # its 22 existing ids a typed list on 2025-11-26, grok-4-0709 among them): no sighting of new
+    # models
+    set_aside_bulk(first, undatable, lambda k, f: f["commit"])
     return first, undatable
+
+
+def set_aside_bulk(first, undatable, group):
+    """Move from `first` to `undatable` the ids whose group (`group(id, fact)`: a commit, or a
+    commit and a file) first lists more than BULK ids: an import of a catalogue, no day."""
+    size = Counter(group(k, f) for k, f in first.items())
+    for k in [k for k, f in first.items() if size[group(k, f)] > BULK]:
+        undatable[k] = first.pop(k)
 
 
 def genai_first(repo):
@@ -103,9 +116,7 @@ def genai_first(repo):
     # a commit adding more than BULK entries to one file imports an existing catalogue (the first
     # import of 2025-06-22, "sync models from OpenRouter API" of 2026-06-15): no sighting of new
     # models
-    size = Counter((f["commit"], k.split("/", 1)[0]) for k, f in first.items())
-    for k in [k for k, f in first.items() if size[(f["commit"], k.split("/", 1)[0])] > BULK]:
-        undatable[k] = first.pop(k)
+    set_aside_bulk(first, undatable, lambda k, f: (f["commit"], k.split("/", 1)[0]))
     return first, undatable
 
 

@@ -13,8 +13,8 @@ tried in this order:
    2025-11-01, its 17 other listings and Anthropic's announcement 2025-11-24). A listing that
    names only a month gives the day the other listings name in that month, else the month itself
    (precision `month`).
-2. `maker_api`: the first day the maker's own API or SDK lists the model: OpenAI's and
-   Anthropic's Python SDKs, and Bedrock's own model list for Amazon's models (sources/listings.py).
+2. `maker_api`: the first day the maker's own API or SDK lists the model: OpenAI's,
+   Anthropic's and xAI's Python SDKs, and Bedrock's own model list for Amazon's models (sources/listings.py).
 3. `first_listed`: the first day a channel's own listing shows it: OpenRouter's catalogue (the day
    its `created` field gives, from copies of `/api/v1/models` kept in repositories, or as the
    model's page on OpenRouter shows it, sources/catalogues.py;
@@ -73,8 +73,8 @@ IMPORTED_LEDGER = "added by litellm on a day it imported a catalogue (more than 
 # the bisected field (bisect_releases.py) whose value is whether a litellm release lists a key
 LISTED, LISTED_VALUE = "listed", "yes"
 # the sightings that are a maker's or a channel's own listing (the rest are secondary sources')
-FIRST_PARTY_SOURCES = {"openai/openai-python", "anthropics/anthropic-sdk-python", "mirai73/bedrock-models",
-                       "azure-genai-prices", "model-price-radar", "openrouter-api", "openrouter-page"}
+FIRST_PARTY_SOURCES = {"openai/openai-python", "anthropics/anthropic-sdk-python", "xai-org/xai-sdk-python",
+                       "mirai73/bedrock-models", "azure-genai-prices", "model-price-radar", "openrouter-api", "openrouter-page"}
 # an announced release more than this many days before the maker's own API first lists the model
 # is not its release (models.dev's 2024-12-01 for Amazon Nova 2 Lite, which Bedrock first lists on
 # 2025-12-03)

@@ -10,6 +10,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from maintenance import extract_listings
 from pipeline import launch
 from pipeline.sources import azure_prices, catalogues, listings, llmledger, radar
 from pipeline.launch import Launch, Sighting, choose, modelsdev_launch
@@ -172,6 +173,36 @@ class Listings(unittest.TestCase):
         # in the SDK's first commit of model lists (2023-11-06): listed by then, no day
         self.assertIn("gpt-4-0613", doc["undatable"])
         self.assertEqual(listings.label(doc), "openai/openai-python@" + doc["source"]["commit"][:12])
+
+    def test_xais_sdk_dates_the_ids_its_model_list_adds_and_not_its_first_list(self):
+        doc = listings.load("xai-sdk-python")
+        days = listings.sdk_days(doc)
+        # "Add grok-4.20 experimental beta and multi-agent model variants to ChatModel (#105)"
+        self.assertEqual(days["grok-4.20-experimental-beta-0304"], ("2026-03-04", "992aaca7b3d1bb561400aabcd830d4c1d86c1015"))
+        self.assertEqual(days["grok-4.20-beta-0309"][0], "2026-03-08")
+        # "Restructure the literals for chat API" (2025-11-26) typed the 22 ids on sale then,
+        # grok-4-0709 (on sale since July 2025) among them: listed by then, no day
+        self.assertEqual(doc["undatable"]["grok-4-0709"], "2025-11-26")
+        self.assertNotIn("grok-4-0709", days)
+        self.assertEqual(listings.SDK_MAKERS["xai-sdk-python"], "xai")
+
+    def test_a_commit_listing_more_than_bulk_ids_dates_none_of_them(self):
+        # an excerpt of xai-org/xai-sdk-python's first listings: commit 3b708a94 (2025-11-26)
+        # quotes 22 ids at once, 992aaca7 (2026-03-04) 6 of the grok-4.20 family
+        bulk = [f"grok-{i}" for i in range(22)]
+        first = {i: {"day": "2025-11-26", "commit": "3b708a94"} for i in bulk}
+        new = ["grok-4.20-experimental-beta-0304", "grok-4.20-experimental-beta-0304-reasoning",
+               "grok-4.20-experimental-beta-0304-non-reasoning", "grok-4.20-experimental-beta-latest",
+               "grok-4.20-multi-agent-experimental-beta-0304", "grok-4.20-multi-agent-experimental-beta-latest"]
+        first.update({i: {"day": "2026-03-04", "commit": "992aaca7"} for i in new})
+        undatable = {}
+        extract_listings.set_aside_bulk(first, undatable, lambda k, f: f["commit"])
+        self.assertEqual(sorted(first), sorted(new))
+        self.assertEqual(sorted(undatable), sorted(bulk))
+        # a commit of BULK ids is still a listing day
+        first = {f"m{i}": {"day": "2026-03-04", "commit": "c"} for i in range(extract_listings.BULK)}
+        extract_listings.set_aside_bulk(first, undatable, lambda k, f: f["commit"])
+        self.assertEqual(len(first), extract_listings.BULK)
 
     def test_a_bedrock_first_pull_dates_only_within_a_week_of_the_pull_before(self):
         # mirai73/bedrock-models: anthropic.claude-opus-4-7 first in the pull of 2026-04-17 (the

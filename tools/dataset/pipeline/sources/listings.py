@@ -3,8 +3,10 @@
 The facts are extracted from each repository's history by extract_listings.py into
 tools/dataset/listings/<name>.json (repository, head commit, day read, license) and read here:
 
-- `openai-python`, `anthropic-sdk-python`: the model ids the maker's own SDK lists; the first
-  commit listing an id is the first day the maker's own SDK lists it (launch basis `maker_api`).
+- `openai-python`, `anthropic-sdk-python`, `xai-sdk-python`: the model ids the maker's own SDK
+  lists; the first commit listing an id is the first day the maker's own SDK lists it (launch
+  basis `maker_api`). A commit listing more than 20 ids at once (xAI's typed list of its models
+  on sale, 2025-11-26) dates none of them (extract_listings.py).
 - `bedrock-models`: a scheduled record of AWS Bedrock's ListFoundationModels; the first pull
   listing an id, with the pull before it (`after`), is the first day Bedrock's own model list is
   seen to show it (basis `first_listed`, or `maker_api` for Amazon's own models: Bedrock is their
@@ -24,7 +26,7 @@ from .. import FACTS
 
 DIR = FACTS / "listings"
 # the maker whose own SDK each listing is
-SDK_MAKERS = {"openai-python": "openai", "anthropic-sdk-python": "anthropic"}
+SDK_MAKERS = {"openai-python": "openai", "anthropic-sdk-python": "anthropic", "xai-sdk-python": "xai"}
 BEDROCK = "bedrock-models"
 GENAI = "genai-prices"
 # a first sighting bounded by a pull more than this many days earlier dates nothing
