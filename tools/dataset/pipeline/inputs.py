@@ -17,6 +17,9 @@ from .sources.llmledger import Ledger
 # litellm rows naming an id their channel's own model list never had (a mistyped id), each with
 # the first-party record it rests on
 PHANTOMS = FACTS / "phantoms.json"
+# ids the snapshot published for a model before a resolution rule gave it its real maker or merged
+# it into another model: each stays an alias of the model it names now
+FORMER_IDS = FACTS / "former_ids.json"
 
 
 class Inputs:
@@ -39,6 +42,7 @@ class Inputs:
         self.notice_deprecations = evidence.deprecations(self.notices + self.limit_notices)
         self.notice_promotions = evidence.promotions(self.notices)
         self.phantoms = {r["key"] for r in json.loads(PHANTOMS.read_text())["rows"] if r["source"] == "litellm"}
+        self.former_ids = json.loads(FORMER_IDS.read_text())["rows"]
         self.kind_statements = kinds.load()
         self.load()
 

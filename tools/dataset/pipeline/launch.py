@@ -100,13 +100,15 @@ class Sighting(NamedTuple):
 class Model(NamedTuple):
     """What the rule reads of one model: its maker, its API ids per channel, its litellm keys, its
     genai-prices entries (`<provider>/<model id>`) and its models.dev listings [(models.dev
-    provider, own listing?, release_date)]."""
+    provider, own listing?, release_date)], and the ids it was published under before
+    (former_ids.json), whose launch rows stay its own."""
     id: str
     maker: str
     ids: dict
     keys: tuple
     genai: tuple
     modelsdev: tuple
+    former: tuple = ()
 
 
 class Facts:
@@ -151,7 +153,8 @@ class Facts:
     def candidates(self, m):
         """([Launch] in the order tried, [Sighting], [(Launch or Sighting, rule, detail)] dropped)."""
         cands, seen, dropped = [], [], []
-        page = self.pages.get(m.id)
+        # a model merged from several keeps the earliest day read on a maker's page for any of them
+        page = min((self.pages[i] for i in (m.id,) + m.former if i in self.pages), key=lambda f: f["day"], default=None)
         if page:
             cands.append(Launch(page["day"], "announced", page["url"]))
         md = modelsdev_launch(m.modelsdev)

@@ -17,7 +17,7 @@ class Models:
     def __init__(self, inputs, entities, rows, collected, tally):
         """`models`: entity -> its meta (id, slug, maker, listings, launch, aliases); `benchmarks`:
         the snapshot's benchmarks[]."""
-        take(self, inputs, "as_of", "launch_facts", "ledger", "src")
+        take(self, inputs, "as_of", "launch_facts", "ledger", "src", "former_ids")
         take(self, entities, "entity_of", "md_rows")
         take(self, rows, "keys_of")
         take(self, collected, "gen_of", "md_priced")
@@ -30,6 +30,7 @@ class Models:
         for ent in sorted(by_ent):
             self.models[ent] = self.model_meta(ent, by_ent[ent], md.get(ent, []))
         self.pick_slugs()
+        self.former = self.former_of()
         self.date_launches()
         self.build_aliases()
         self.benchmarks = self.build_benchmarks()
@@ -106,6 +107,19 @@ class Models:
             used[mid] = ent
             self.models[ent]["id"] = mid
 
+    def former_of(self):
+        """{model id: (its former ids)}: the ids of former_ids.json whose model is built; a former
+        id that is a canonical id again, or whose model is not built (a build of a past day), is
+        counted, not published."""
+        ids = {m["id"] for m in self.models.values()}
+        out = defaultdict(list)
+        for r in self.former_ids:
+            if r["model"] in ids and r["id"] not in ids:
+                out[r["model"]].append(r["id"])
+            else:
+                self.tally.left_out["former id: its model not built, or a canonical id again"] += 1
+        return {k: tuple(sorted(v)) for k, v in out.items()}
+
     def date_launches(self):
         """Each model's launch (launch.py): `launched`, the Launch published; `launch`, its day
         where the maker announced it to the day, from which a first price only a release shows is
@@ -121,7 +135,7 @@ class Models:
             model = launch.Model(meta["id"], ent[0], {ch: self.api_ids(ent, ch) for ch in CHANNELS}, keys_of[ent],
                                  tuple(sorted({f"{p['id']}/{m['id']}" for ch in CHANNELS
                                                for p, m, _r in self.gen_of.get((ent, ch), ())})),
-                                 listed)
+                                 listed, self.former.get(meta["id"], ()))
             got, dropped = self.launch_facts.launch(model)
             meta["launched"] = got
             # a first price only a release shows is pulled back to an announced day, for the models
@@ -168,8 +182,8 @@ class Models:
                     prefix = maker if ch == "official" else ch
                     per[ent].append({"id": f"{prefix}:{a}", "kind": "provider_api_id", "channel": ch})
             alt = f"{maker}:{slugify(ent[1])}"
-            if alt != meta["id"]:
-                per[ent].append({"id": alt, "kind": "renamed_slug", "channel": None})
+            for old in ((alt,) if alt != meta["id"] else ()) + self.former.get(meta["id"], ()):
+                per[ent].append({"id": old, "kind": "renamed_slug", "channel": None})
         owners = defaultdict(set)
         for ent in per:
             for a in per[ent]:

@@ -110,6 +110,9 @@ ORG_MAKERS = {
     "stepfun-ai": "stepfun", "stepfun": "stepfun", "meituan": "meituan", "meituan-longcat": "meituan",
     "writer": "writer", "twelvelabs": "twelvelabs", "voyage": "voyage", "meta-models": "meta",
     "nous": "nousresearch", "inclusionai": "inclusionai",
+    # one maker under two spellings: Together's org names beside OpenRouter's and the maker's own
+    "zero-one-ai": "01-ai", "ricursive-ai": "ricursiveai",
+    "codellama": "meta",                 # Meta's Code Llama organisation (codellama/CodeLlama-7b-hf)
 }
 # bedrock model ids start with the maker: "anthropic.claude-...", "meta.llama3-..."
 BEDROCK_MAKERS = {
@@ -121,6 +124,16 @@ BEDROCK_MAKERS = {
 # model names that say who made them (checked when no organisation prefix decides)
 NAME_MAKERS = [
     (r"^(llama-3\.1-sonar|sonar|r1-1776|pplx)", "perplexity"),
+    # other makers' fine-tunes named after their base model, sold under bare names (OpenRouter's
+    # `llama-3-lumimaid-70b` is NeverSleep's, Fireworks' `yi-34b-200k-capybara` Nous Research's
+    # Nous-Capybara-34B): checked before the base model's maker
+    (r"^(llama-3(\.1)?-)?lumimaid", "neversleep"),
+    (r"^llama-?v?3([.p]\d)?-nemotron", "nvidia"),
+    (r"^(llama-?3\.1-)?typhoon", "scb10x"),
+    (r"^yi-34b-200k-capybara", "nousresearch"),
+    (r"^codellama-7b-instruct-solidity", "alfredpros"),
+    (r"^flux-1-dev-controlnet-union", "instantx"),
+    (r"^zai-glm", "zhipu"),              # Z.ai's GLM resold under the reseller's `zai-` prefix
     (r"^(gpt|chatgpt|o\d(-|$)|text-embedding-(3|ada)|davinci|babbage|curie|ada(-|$)|codex|computer-use|omni-moderation)", "openai"),
     (r"^claude", "anthropic"),
     (r"^(gemini|gemma|learnlm|text-embedding-00|embedding-001|textembedding-gecko|text-multilingual-embedding)", "google"),
@@ -135,14 +148,14 @@ NAME_MAKERS = [
     (r"^(kimi|moonshot)", "moonshotai"),
     (r"^(jamba|j2-)", "ai21"),
     (r"^(minimax|abab)", "minimax"),
-    (r"^(nemotron|llama-3\.1-nemotron|nvidia)", "nvidia"),
+    (r"^(nemotron|nvidia)", "nvidia"),
     (r"^yi-", "01-ai"),
     (r"^(doubao|seed-)", "bytedance"),
     (r"^ernie", "baidu"),
     (r"^hunyuan", "tencent"),
     (r"^mimo", "xiaomi"),
     (r"^granite", "ibm"),
-    (r"^(llama|meta-llama|codellama|muse-)", "meta"),
+    (r"^(llama|meta-llama|codellama|code-llama|muse-)", "meta"),
     (r"^(voyage)", "voyage"),
     (r"^(mercury)", "inception"),
     (r"^(snowflake-arctic|arctic-)", "snowflake"),
@@ -187,6 +200,7 @@ MAKER_NAMES = {
     "opengvlab": "OpenGVLab", "kwaipilot": "KwaiPilot", "gryphe": "Gryphe", "eleutherai": "EleutherAI",
     "stability": "Stability AI", "teknium": "Teknium", "phind": "Phind", "snorkelai": "Snorkel AI",
     "open-orca": "Open-Orca", "sentientagi": "Sentient", "undi95": "Undi95", "austism": "Austism",
+    "neversleep": "NeverSleep", "scb10x": "SCB 10X", "instantx": "InstantX",
 }
 
 BEDROCK_REGION = re.compile(r"^(us|eu|apac|global|jp|au|us-gov|ca|sa|ap|in|uk|regional)\.")
@@ -209,7 +223,8 @@ class Ref:
     version: tuple = None    # Bedrock model version (major, minor) taken off the id, e.g. (2, 1)
 
 
-BEDROCK_VERSION = re.compile(r"(?:-v(\d+)(?::(\d+))?|:(\d+))$")
+# `-v1:0`, `-v2`, `:0`, and `-1:0` (Bedrock's `openai.gpt-oss-120b-1:0`: version 1.0 without the v)
+BEDROCK_VERSION = re.compile(r"(?:-v(\d+)(?::(\d+))?|-(\d+):(\d+)|:(\d+))$")
 
 
 def bedrock_version(model: str):
@@ -219,8 +234,10 @@ def bedrock_version(model: str):
         return model, None
     if m.group(1) is not None:
         ver = (int(m.group(1)), int(m.group(2) or 0))
+    elif m.group(3) is not None:
+        ver = (int(m.group(3)), int(m.group(4)))
     else:
-        ver = (-1, int(m.group(3)))
+        ver = (-1, int(m.group(5)))
     return model[: m.start()], ver
 
 
@@ -251,6 +268,10 @@ def normalise(model: str, channel: str = "") -> str:
         s = re.sub(r"^llama-3-(\d+b)-8192$", r"llama-3-\1-instruct", s)
     s = s.replace(".", "-").replace(":", "-").replace("@", "-").replace("/", "-")
     s = re.sub(r"-instruct-turbo$", "-instruct", s)
+    # Code Llama: Fireworks' `code-llama-34b-instruct`, Together's `CodeLlama-34b-Instruct-hf` (the
+    # Hugging Face format of the weights) and OpenRouter's `codellama-34b-instruct` are one model
+    s = re.sub(r"^code-llama-", "codellama-", s)
+    s = re.sub(r"^(codellama-\d+b(-instruct|-python)?)-hf$", r"\1", s)
     s = re.sub(r"-maas$", "", s)
     m = re.match(r"^claude-(\d+)(?:-(\d))?-(opus|sonnet|haiku)(.*)$", s)
     if m and int(m.group(1)) >= 4:                              # claude-4-opus -> claude-opus-4

@@ -25,7 +25,7 @@ def classify(model_id, modes=(), listings=(), families=(), statements=()):
 class Classify(unittest.TestCase):
     def test_a_flux_controlnet_litellm_lists_as_chat_on_fireworks_is_an_image_model(self):
         # litellm `fireworks_ai/accounts/fireworks/models/flux-1-dev-controlnet-union`: mode chat
-        kind, rule, dis = classify("black-forest-labs:flux-1-dev-controlnet-union", ["chat"])
+        kind, rule, dis = classify("instantx:flux-1-dev-controlnet-union", ["chat"])
         self.assertEqual((kind, rule), ("image", "name"))
         self.assertEqual(dis["votes"], [["name", "image", "flux-1-dev-controlnet-union"],
                                         ["litellm chat", "chat", "chat 1"]])
@@ -124,7 +124,7 @@ class Modalities(unittest.TestCase):
 
     def test_what_a_model_of_each_kind_takes_and_makes(self):
         # flux on Fireworks: litellm's chat row only
-        self.assertEqual(kinds.modalities("image", "black-forest-labs:flux-1-dev-controlnet-union", None, {"mode": "chat"}),
+        self.assertEqual(kinds.modalities("image", "instantx:flux-1-dev-controlnet-union", None, {"mode": "chat"}),
                          (["text"], ["image"], "text"))
         self.assertEqual(kinds.modalities("audio", "openai:gpt-4o-mini-tts", None, None), (["text"], ["audio"], "text"))
         self.assertEqual(kinds.modalities("audio", "openai:gpt-4o-transcribe", None, None),
@@ -150,11 +150,11 @@ class BundledKinds(unittest.TestCase):
         cls.quarantine = json.loads((data / "quarantine.json").read_text())["screened"]
 
     def test_the_models_the_issue_names(self):
-        for mid, kind in (("black-forest-labs:flux-1-dev-controlnet-union", "image"), ("baai:bge-m3", "embedding"),
+        for mid, kind in (("instantx:flux-1-dev-controlnet-union", "image"), ("baai:bge-m3", "embedding"),
                           ("intfloat:multilingual-e5-large-instruct", "embedding"),
                           ("paddlepaddle:paddleocr-vl", "ocr"), ("openai:gpt-4o", "chat")):
             self.assertEqual(self.models[mid]["kind"], kind, mid)
-        self.assertEqual(self.models["black-forest-labs:flux-1-dev-controlnet-union"]["output_modalities"], ["image"])
+        self.assertEqual(self.models["instantx:flux-1-dev-controlnet-union"]["output_modalities"], ["image"])
 
     def test_every_model_has_a_kind_and_the_report_counts_them(self):
         self.assertTrue(all(m["kind"] in kinds.KINDS for m in self.snap["models"]))
@@ -162,7 +162,7 @@ class BundledKinds(unittest.TestCase):
         self.assertEqual(sum(rep["models_by_kind"].values()), len(self.snap["models"]))
         self.assertEqual(rep["models_by_kind"],
                          {k: sum(1 for m in self.snap["models"] if m["kind"] == k) for k in kinds.KINDS})
-        flux = next(d for d in rep["disagreements"] if d["model"] == "black-forest-labs:flux-1-dev-controlnet-union")
+        flux = next(d for d in rep["disagreements"] if d["model"] == "instantx:flux-1-dev-controlnet-union")
         self.assertEqual((flux["kind"], flux["rule"]), ("image", "name"))
 
     def test_no_output_price_on_an_embedding_model_and_what_was_dropped(self):

@@ -123,9 +123,10 @@ def prices_of(m):
 
 
 def maker_hint(m):
-    """The organisation a genai-prices model's match rules name (e.g. "alpindale/goliath-120b")."""
+    """The organisation a genai-prices model's match rules name (e.g. "alpindale/goliath-120b");
+    a Fireworks account path (`accounts/fireworks/models/`, `.../routers/`) names none."""
     for mid in genai_match_ids(m.get("match")):
-        org, _rest = split_org(re.sub(r"^accounts/[^/]+/models/", "", mid))
+        org, _rest = split_org(re.sub(r"^accounts/[^/]+/[^/]+/", "", mid))
         if org and not org.startswith("~"):
             return ORG_MAKERS.get(org, slugify(org))
     return None

@@ -1,0 +1,127 @@
+"""Entity resolution's makers and merges on the real rows of the pinned sources
+(docs/snapshot-format.md 5.1 and 5.3): other makers' fine-tunes sold under a base model's name,
+one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings,
+and the ids the snapshot published before, kept as aliases (tools/dataset/former_ids.json).
+Standard library only.
+"""
+import gzip
+import json
+import unittest
+
+from pipeline import FACTS, REPO
+from pipeline.resolve import genai_ref, litellm_ref, modelsdev_ref
+from pipeline.sources.genai_prices import maker_hint
+
+
+def entity(ref):
+    return ref.maker, ref.mkey
+
+
+class MakerFromTheName(unittest.TestCase):
+    def test_a_fine_tune_named_after_llama_is_its_fine_tuners(self):
+        # OpenRouter rows in genai-prices 0.2.3, once under a bare name, once under OpenRouter's own id
+        for bare, own in (("llama-3-lumimaid-70b", "neversleep/llama-3-lumimaid-70b"),
+                          ("llama-3.1-lumimaid-8b", "neversleep/llama-3.1-lumimaid-8b"),
+                          ("llama3.1-typhoon2-70b-instruct", "scb10x/llama3.1-typhoon2-70b-instruct"),
+                          ("codellama-7b-instruct-solidity", "alfredpros/codellama-7b-instruct-solidity")):
+            a, _ = genai_ref("openrouter", bare)
+            b, _ = genai_ref("openrouter", own)
+            self.assertEqual(entity(a), entity(b), bare)
+            self.assertNotEqual(a.maker, "meta", bare)
+
+    def test_llama_nemotron_is_nvidias_on_every_host(self):
+        a, _ = genai_ref("openrouter", "llama-3.3-nemotron-super-49b-v1")
+        self.assertEqual(entity(a), ("nvidia", "llama-3-3-nemotron-super-49b-v1"))
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/llama-v3p1-nemotron-70b-instruct",
+                            {"litellm_provider": "fireworks_ai"})
+        orr, _ = genai_ref("openrouter", "nvidia/llama-3.1-nemotron-70b-instruct")
+        self.assertEqual(entity(fw), entity(orr))
+        self.assertEqual(fw.maker, "nvidia")
+
+    def test_community_models_on_fireworks_keep_their_makers(self):
+        cap, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/yi-34b-200k-capybara",
+                             {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(cap.maker, "nousresearch")
+        # llmledger names Black Forest Labs for InstantX's ControlNet; the name rule decides first
+        cn, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/flux-1-dev-controlnet-union",
+                            {"litellm_provider": "fireworks_ai"}, "black-forest-labs")
+        self.assertEqual(cn.maker, "instantx")
+        yi, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/yi-34b", {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(yi.maker, "01-ai")
+
+    def test_zai_glm_on_mistrals_api_is_a_resale(self):
+        ref, why = genai_ref("mistral", "zai-glm-5-3")
+        self.assertIsNone(ref)
+        self.assertEqual(why, "resold_on_another_makers_api")
+        ref, why = litellm_ref("mistral/zai-glm-5-3-flash", {"litellm_provider": "mistral"})
+        self.assertEqual(why, "resold_on_another_makers_api")
+
+    def test_a_fireworks_router_path_names_no_maker(self):
+        # genai-prices 0.2.3: Fireworks' "Ultramarine 1 Flash US" matches only a router path
+        model = {"id": "ultramarine-1-flash-us",
+                 "match": {"__t": "ClauseEquals", "equals": "accounts/fireworks/routers/ultramarine-1-flash-us"}}
+        self.assertIsNone(maker_hint(model))
+        ref, why = genai_ref("fireworks", model["id"], maker_hint(model))
+        self.assertIsNone(ref)
+        self.assertEqual(why, "maker_unknown")
+        hinted = {"id": "goliath-120b", "match": {"__t": "ClauseEquals", "equals": "alpindale/goliath-120b"}}
+        self.assertEqual(maker_hint(hinted), "alpindale")
+
+
+class OneModel(unittest.TestCase):
+    def test_one_maker_under_two_spellings(self):
+        a, _ = genai_ref("together", "ricursive-ai/Ripple-65B-Preview")
+        b, _ = genai_ref("openrouter", "ricursiveai/ripple-65b-preview")
+        self.assertEqual(entity(a), entity(b))
+        yi, _ = genai_ref("together", "zero-one-ai/Yi-34B")
+        self.assertEqual(entity(yi), ("01-ai", "yi-34b"))
+
+    def test_bedrocks_version_without_a_v_is_dropped(self):
+        plain, _ = litellm_ref("openai.gpt-oss-120b-1:0", {"litellm_provider": "bedrock_converse"})
+        mantle, _ = litellm_ref("bedrock_mantle/openai.gpt-oss-120b", {"litellm_provider": "bedrock_mantle"})
+        self.assertEqual(entity(plain), entity(mantle))
+        self.assertEqual(plain.version, (1, 0))
+        self.assertEqual(modelsdev_ref("amazon-bedrock", "openai.gpt-oss-20b-1:0").mkey, "gpt-oss-20b")
+        # a `-v` version is read as before
+        claude, _ = litellm_ref("anthropic.claude-v2:1", {"litellm_provider": "bedrock"})
+        self.assertEqual((claude.mkey, claude.version), ("claude", (2, 1)))
+
+    def test_code_llamas_three_spellings_are_one_model_of_meta(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/code-llama-34b-instruct",
+                            {"litellm_provider": "fireworks_ai"})
+        tg, _ = genai_ref("together", "codellama/CodeLlama-34b-Instruct-hf")
+        orr, _ = litellm_ref("openrouter/meta-llama/codellama-34b-instruct", {"litellm_provider": "openrouter"})
+        self.assertEqual({entity(fw), entity(tg), entity(orr)}, {("meta", "codellama-34b-instruct")})
+        py, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/code-llama-34b-python",
+                            {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(entity(py), ("meta", "codellama-34b-python"))
+
+
+class FormerIds(unittest.TestCase):
+    """On the bundled snapshot: every former id resolves to the model it names now."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rows = json.loads((FACTS / "former_ids.json").read_text())["rows"]
+        snap = json.loads(gzip.decompress((REPO / "data" / "snapshot.json.gz").read_bytes()))
+        cls.models = {m["id"]: m for m in snap["models"]}
+
+    def test_each_former_id_is_an_alias_of_its_model(self):
+        self.assertGreater(len(self.rows), 0)
+        for r in self.rows:
+            self.assertNotIn(r["id"], self.models, r["id"])
+            aliases = {a["id"]: a for a in self.models[r["model"]]["aliases"]}
+            self.assertEqual(aliases[r["id"]]["kind"], "renamed_slug", r["id"])
+
+    def test_a_merged_model_keeps_the_launch_read_under_a_former_id(self):
+        # tools/dataset/listings/announced.json dates Code Llama 7B Instruct under the ids Together's
+        # and Fireworks' rows had: the merged model keeps the day read on Meta's repository
+        m = self.models["meta:codellama-7b-instruct-hf"]
+        self.assertEqual((m["launch_date"], m["launch_basis"]), ("2023-08-24", "announced"))
+        # ...and both channels' ids are its own
+        channels = {a["channel"] for a in m["aliases"]}
+        self.assertLessEqual({"fireworks", "together"}, channels)
+
+
+if __name__ == "__main__":
+    unittest.main()
