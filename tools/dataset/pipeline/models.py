@@ -122,7 +122,7 @@ class Models:
 
     def date_launches(self):
         """Each model's launch (launch.py): `launched`, the Launch published; `launch`, its day
-        where the maker announced it to the day, from which a first price only a release shows is
+        where the maker announced it or models.dev reports it to the day, from which a first price only a release shows is
         pulled back (finish_one), for the models that were pulled back before the other launch
         sources. What the rule passed over is quarantined with its reason."""
         keys_of = {ent: tuple(sorted({k for ch in CHANNELS for k, _r in self.keys_of.get((ent, ch), ())}))
@@ -138,12 +138,12 @@ class Models:
                                  listed, self.former.get(meta["id"], ()))
             got, dropped = self.launch_facts.launch(model)
             meta["launched"] = got
-            # a first price only a release shows is pulled back to an announced day, for the models
+            # a first price only a release shows is pulled back to an announced or reported day, for the models
             # whose maker lists them on models.dev or whose id carries a date (as before the other
             # launch sources): a launch day alone does not show what the price was on it
             dated_id = split_date(ent[1])[1] is not None
             pull_back = dated_id or any(own for _p, own, day in listed if day)
-            meta["launch"] = got.day if got and got.basis == "announced" and got.precision == "day" and pull_back else None
+            meta["launch"] = got.day if got and got.basis in ("announced", "reported") and got.precision == "day" and pull_back else None
             passed = {}
             for what, rule, detail in dropped:      # one entry per day, rule and source
                 src = what.source if isinstance(what, launch.Launch) else what.what

