@@ -494,20 +494,22 @@ as $$
            or c.tat_us > (extract(epoch from clock_timestamp()) * 1000000)::bigint)
 $$;
 
--- api.shard_round(owner, held, lease_ms, release, cooldown_ms, subjects, plans,
--- window_ends, used, tat_us): one round of a process that holds shard
+-- api.shard_round(owner, held, lease_ms, release, cooldown_ms, subjects, shards,
+-- plans, window_ends, used, tat_us): one round of a process that holds shard
 -- leases, in one transaction. Renews the leases of `held` that it still holds
 -- (a lease settled by another process is not its any more); writes the
--- counts of `subjects` (on `plans`: window end in Unix seconds, used,
--- tat_us, as the process counted them) whose shard it holds; then gives up
+-- counts of `subjects` (of `shards`, as api._shard computes them and the
+-- server too, server/src/access/quota/shards.rs; on `plans`: window end in
+-- Unix seconds, used, tat_us, as the process counted them) whose shard it
+-- holds; then gives up
 -- the leases of `release` it holds, after their counts are written, no
 -- process claiming those that were wanted elsewhere again for
 -- `cooldown_ms`. Returns, for each of
 -- `held`: whether it is still held and whether another process wants it.
 create function api.shard_round(
     p_owner bigint, p_held smallint[], p_lease_ms integer, p_release smallint[],
-    p_cooldown_ms integer, p_subjects text[], p_plans text[], p_window_ends bigint[],
-    p_used integer[], p_tat_us bigint[]
+    p_cooldown_ms integer, p_subjects text[], p_shards smallint[], p_plans text[],
+    p_window_ends bigint[], p_used integer[], p_tat_us bigint[]
 )
 returns table (shard smallint, held boolean, wanted boolean)
 language plpgsql volatile
@@ -535,14 +537,16 @@ begin
     insert into pricing.admission_counters as c
         (subject, shard, window_end, window_seconds, used, quota, tat_us, burst, asked,
          last_grant, taint_seen)
-    select u.subject, sh.shard, to_timestamp(u.window_end), pl.window_seconds, u.used, pl.quota,
-           u.tat_us, pl.burst_per_second, 0, 0,
-           (select max(t.at) from pricing.admission_taints as t where t.shard = sh.shard)
-    from unnest(p_subjects, p_plans, p_window_ends, p_used, p_tat_us)
-        as u (subject, plan, window_end, used, tat_us)
+    select u.subject, u.shard, to_timestamp(u.window_end), pl.window_seconds, u.used, pl.quota,
+           u.tat_us, pl.burst_per_second, 0, 0, t.at
+    from unnest(p_subjects, p_shards, p_plans, p_window_ends, p_used, p_tat_us)
+        as u (subject, shard, plan, window_end, used, tat_us)
     join pricing.plans as pl on pl.name = u.plan
-    cross join lateral (select api._shard(u.subject) as shard) as sh
-    where sh.shard = any(v_mine)
+    -- The newest taint of each shard written, once per shard, not per row:
+    -- a round writes thousands of rows of a few shards.
+    left join (select x.shard, max(x.at) as at from pricing.admission_taints as x
+               where x.shard = any(v_mine) group by x.shard) as t on t.shard = u.shard
+    where u.shard = any(v_mine)
     order by u.subject collate "C"
     on conflict (subject) do update
         set (window_end, window_seconds, used, quota, tat_us, burst, taint_seen) = (

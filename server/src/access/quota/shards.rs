@@ -14,11 +14,13 @@
 //! it again), and the asking process asks again; from then on the database
 //! counts the shard's subjects, as it counts every other subject.
 //!
-//! The rounds (one task per process): every [`ROUND_EVERY`] one
-//! `api.shard_round` call renews the held leases (for [`SHARD_LEASE`]),
-//! writes back the counts of the subjects with [`WRITE_AT`] requests not yet
-//! written (and every count within [`WRITE_EVERY`]), gives up the leases
-//! wanted elsewhere after writing their counts, and learns which are wanted;
+//! The rounds (one task per process): every [`RENEW_EVERY`], and within
+//! [`ROUND_EVERY`] when a subject has [`WRITE_AT`] requests not yet written
+//! or a shard is to be given up, one `api.shard_round` call renews the held
+//! leases (for [`SHARD_LEASE`]), writes back the counts of the subjects with
+//! [`WRITE_AT`] requests not yet written (and every count within
+//! [`WRITE_EVERY`]), gives up the leases wanted elsewhere after writing their
+//! counts, and learns which are wanted;
 //! every [`CLAIM_EVERY`] the plans are read again and the free shards this
 //! process saw requests for are claimed (`api.claim_shards`).
 //!
@@ -68,8 +70,15 @@ pub const SHARD_LEASE: Duration = Duration::from_secs(1);
 /// A holder stops admitting in memory this long before its lease ends by its
 /// own clock (for a round that is late, and the clocks' drift).
 pub const LEASE_MARGIN: Duration = Duration::from_millis(300);
-/// How often a process holding leases runs a round.
+/// How often a process holding leases looks for work of a round: counts at
+/// [`WRITE_AT`], a shard to give up or not renewed in time.
 pub const ROUND_EVERY: Duration = Duration::from_millis(10);
+/// How often a round runs when there is no such work: it renews the leases,
+/// writes the counts listed [`WRITE_EVERY`] ago and learns which shards are
+/// wanted elsewhere, so a request deferred for a shard held here waits about
+/// this long. (A round every [`ROUND_EVERY`] would cost the database a
+/// statement renewing every lease 100 times a second, busy or not.)
+pub const RENEW_EVERY: Duration = Duration::from_millis(100);
 /// How often the plans are read again and free shards claimed.
 pub const CLAIM_EVERY: Duration = Duration::from_millis(250);
 /// A subject's admissions are written back in the next round once this many
@@ -492,12 +501,16 @@ impl Shards {
     pub(super) async fn run_rounds(&self, mut stop: tokio::sync::watch::Receiver<bool>) {
         let shards = self;
         let mut last_evict = Instant::now();
+        let mut last_round: Option<Instant> = None;
         while !*stop.borrow() {
             if last_evict.elapsed() >= EVICT_EVERY {
                 last_evict = Instant::now();
                 self.evict();
             }
-            if shards.held() > 0 {
+            if shards.held() > 0
+                && (last_round.is_none_or(|at| at.elapsed() >= RENEW_EVERY) || self.due())
+            {
+                last_round = Some(Instant::now());
                 self.round(SHARED_COOLDOWN).await;
             }
             let pause = if shards.held() > 0 {
@@ -739,6 +752,15 @@ impl Shards {
         }
     }
 
+    /// Whether a round has work before [`RENEW_EVERY`]: counts at
+    /// [`WRITE_AT`], a shard being given up, or one not renewed in time.
+    fn due(&self) -> bool {
+        (0..SHARDS).any(|index| {
+            let shard = self.shard(index);
+            !shard.urgent.is_empty() || matches!(shard.status, Status::Closing | Status::Lapsed)
+        })
+    }
+
     /// One round: takes the counts to write (of the held shards, those with
     /// [`WRITE_AT`] admissions not written and those listed [`WRITE_EVERY`]
     /// ago, at most [`MAX_WRITE`]; every one of a shard being given up),
@@ -887,7 +909,7 @@ impl Shards {
             let statement = client
                 .prepare_cached(
                     "select shard, held, wanted
-                     from api.shard_round($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                     from api.shard_round($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
                 )
                 .await?;
             let chunks = write.len().div_ceil(MAX_WRITE).max(1);
@@ -898,6 +920,10 @@ impl Shards {
                 let last = chunk + 1 == chunks;
                 let subjects = &write.subjects[range.clone()];
                 let ids: Vec<&str> = subjects.iter().map(Subject::id).collect();
+                let shards: Vec<i16> = write.taken[range.clone()]
+                    .iter()
+                    .map(|&(index, _, _)| shard_id(index))
+                    .collect();
                 let plans: Vec<&str> = subjects.iter().map(Subject::plan).collect();
                 let rows = client
                     .query(
@@ -909,6 +935,7 @@ impl Shards {
                             if last { &release_ids } else { &no_release },
                             &cooldown_ms,
                             &ids,
+                            &shards,
                             &plans,
                             &&write.window_ends[range.clone()],
                             &&write.used[range.clone()],
