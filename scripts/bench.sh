@@ -17,13 +17,18 @@
 # answers each); then warm, on a server with the cache, the first request's
 # latency (a miss: curl -w) and the throughput with p50/p99 (cache hits).
 # In the same run nginx serves the body of GET /models as a static file (the
-# ceiling); every warm throughput is shown as a ratio to it. One more row serves GET /models to an internal key (never
-# counted), for the cost of the accounting. Then anonymous traffic from a new
-# client address per request (X-Forwarded-For from localhost trusted) on the
-# list, card and changes endpoints, each beside nginx serving the same bytes,
-# with the accounting's database calls per 1,000 counted requests. Then the database time of each `api` function (pgbench -f,
-# one client, BENCH_PG_DURATION 5 s: average and p99 from the per-transaction
-# log) and the server's memory under load (VmRSS, VmHWM).
+# ceiling); every warm throughput is shown as a ratio to it (the free key's
+# rows are the busy-key rows: one key, every request counted, from leases).
+# One more row serves GET /models to an internal key (never counted), for the
+# cost of the accounting. Then anonymous traffic from a new client address
+# per request (X-Forwarded-For from localhost trusted) on the list, card and
+# changes endpoints at 32 and 64 connections (BENCH_ANON_CONNECTIONS), each
+# beside nginx serving the same bytes with as many connections, with the
+# accounting's database calls per 1,000 counted requests and the share
+# admitted in memory (shard leases). Then the database time of each `api`
+# function (pgbench -f, one client, BENCH_PG_DURATION 5 s: average and p99
+# from the per-transaction log) and the server's memory under load (VmRSS,
+# VmHWM).
 # BENCH_COLD=0 leaves out the cold runs and the database times (for a quick
 # look at the warm and anonymous rows, whose ratios are of the same run).
 set -euo pipefail
@@ -122,11 +127,12 @@ to_ms() {
         if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000
         printf "%.2f", n }'
 }
-# run_wrk NAME URL [WRK_ARGS...]: "RPS P50 P99" (p in ms).
+# run_wrk NAME URL [WRK_ARGS...]: "RPS P50 P99" (p in ms), with
+# $WRK_CONNECTIONS connections (default $CONNECTIONS).
 run_wrk() {
     local name=$1 url=$2 out
     shift 2
-    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url" 2>&1) \
+    out=$(wrk -t"$THREADS" -c"${WRK_CONNECTIONS:-$CONNECTIONS}" -d"$DURATION" --latency "$@" "$url" 2>&1) \
         || { echo "$out" >&2; die "wrk failed on $name"; }
     echo "$out" >"$DATA/wrk-$(echo "$name" | tr ' /' '__').txt"
     local non2xx
@@ -224,29 +230,46 @@ ANON_CASES=(
     "card|/api/v1/models/$(enc "$FIRST")?include=pricing"
     "changes|/api/v1/changes"
 )
+# At each of BENCH_ANON_CONNECTIONS (default "32 64"): nginx first, then the
+# server, for each case.
+ANON_CONNECTIONS=${BENCH_ANON_CONNECTIONS:-32 64}
 ANON_ROWS=()
-anon_row() { ANON_ROWS+=("$(printf '%-22s %10s %8s %8s %10s %8s %8s %7s %10s' "$@")"); }
-accounting() { curl -s "http://$ADDR/healthz" | jq -r '.quota_accounting | "\(.db_calls) \(.requests)"'; }
-offset=0
+anon_row() { ANON_ROWS+=("$(printf '%-22s %5s %10s %8s %8s %10s %8s %8s %7s %10s %9s' "$@")"); }
+accounting() {
+    curl -s "http://$ADDR/healthz" | jq -r '.quota_accounting | "\(.db_calls) \(.requests) \(.in_memory)"'
+}
+n=0
 for case in "${ANON_CASES[@]}"; do
     name=${case%%|*}
-    path=${case#*|}
-    file="anon-$name.json"
-    curl -sf -H "X-Forwarded-For: 192.0.2.1" "http://$ADDR$path" >"$DATA/nginx/www/$file" \
+    n=$((n + 1))
+    # One address each: the anonymous burst is 2 a second.
+    curl -sf -H "X-Forwarded-For: 192.0.2.$n" "http://$ADDR${case#*|}" >"$DATA/nginx/www/anon-$name.json" \
         || die "anonymous $name failed"
-    nginx_start "$file"
-    read -r nrps np50 np99 < <(run_wrk "nginx $name" "http://127.0.0.1:$NGINX_PORT/$file")
-    nginx_stop
-    read -r calls0 requests0 < <(accounting)
-    offset=$((offset + 16777216))
-    log "anonymous $name: wrk $DURATION, a new address per request"
-    sed "s/OFFSET/$offset/" "$DATA/anon.lua" >"$DATA/anon-$name.lua"
-    read -r rps p50 p99 < <(run_wrk "anon $name" "http://$ADDR$path" -s "$DATA/anon-$name.lua")
-    read -r calls1 requests1 < <(accounting)
-    per1000=$(awk -v c=$((calls1 - calls0)) -v r=$((requests1 - requests0)) \
-        'BEGIN { if (r > 0) printf "%.1f", c * 1000 / r; else print "-" }')
-    anon_row "$name" "$rps" "$p50" "$p99" "$nrps" "$np50" "$np99" \
-        "$(awk -v a="$rps" -v b="$nrps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" "$per1000"
+done
+offset=0
+for conns in $ANON_CONNECTIONS; do
+    for case in "${ANON_CASES[@]}"; do
+        name=${case%%|*}
+        path=${case#*|}
+        nginx_start "anon-$name.json"
+        read -r nrps np50 np99 < <(WRK_CONNECTIONS=$conns run_wrk "nginx $name $conns" \
+            "http://127.0.0.1:$NGINX_PORT/anon-$name.json")
+        nginx_stop
+        read -r calls0 requests0 memory0 < <(accounting)
+        offset=$((offset + 16777216))
+        log "anonymous $name: wrk $DURATION -c$conns, a new address per request"
+        sed "s/OFFSET/$offset/" "$DATA/anon.lua" >"$DATA/anon-$name.lua"
+        read -r rps p50 p99 < <(WRK_CONNECTIONS=$conns run_wrk "anon $name $conns" "http://$ADDR$path" \
+            -s "$DATA/anon-$name.lua")
+        read -r calls1 requests1 memory1 < <(accounting)
+        per1000=$(awk -v c=$((calls1 - calls0)) -v r=$((requests1 - requests0)) \
+            'BEGIN { if (r > 0) printf "%.1f", c * 1000 / r; else print "-" }')
+        share=$(awk -v m=$((memory1 - memory0)) -v r=$((requests1 - requests0)) \
+            'BEGIN { if (r > 0) printf "%.1f", m * 100 / r; else print "-" }')
+        anon_row "$name" "$conns" "$rps" "$p50" "$p99" "$nrps" "$np50" "$np99" \
+            "$(awk -v a="$rps" -v b="$nrps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+            "$per1000" "$share"
+    done
 done
 MEM=$(awk '/^Vm(RSS|HWM)/ {printf "%s %s MB  ", $1, int($2 / 1024)}' "/proc/$SERVER_PID/status")
 STATS=$(curl -s "http://$ADDR/healthz" | jq -c .response_cache)
@@ -299,8 +322,10 @@ printf '%-22s %10s %8s %8s %7s %9s %10s %8s %8s\n' "case" "warm req/s" "p50 ms" 
 printf '%s\n' "${ROWS[@]}"
 echo
 echo "anonymous, a new client address per request (X-Forwarded-For), warm cache; nginx serving the same bytes"
-printf '%-22s %10s %8s %8s %10s %8s %8s %7s %10s\n' "case" "req/s" "p50 ms" "p99 ms" "nginx r/s" \
-    "p50 ms" "p99 ms" "/nginx" "calls/1000"
+echo "with as many connections, just before; calls/1000: api.admit_batch calls per 1,000 counted requests;"
+echo "in memory: the share of counted requests admitted from a shard lease (no database wait)"
+printf '%-22s %5s %10s %8s %8s %10s %8s %8s %7s %10s %9s\n' "case" "conns" "req/s" "p50 ms" "p99 ms" \
+    "nginx r/s" "p50 ms" "p99 ms" "/nginx" "calls/1000" "in mem %"
 printf '%s\n' "${ANON_ROWS[@]}"
 echo
 echo "server memory after load: $MEM"

@@ -24,12 +24,104 @@ begin
 end
 $$;
 
--- api.admit_batch(subjects, plans, costs): takes up to `cost` requests
+-- api._shard(subject): the shard (0..63) of a subject: the first byte of the
+-- SHA-256 of its name, modulo 64 (server/src/access/quota/shards.rs computes
+-- the same).
+create function api._shard(p_subject text)
+returns smallint
+language sql immutable
+as $$
+    select (get_byte(sha256(convert_to(p_subject, 'UTF8')), 0) % 64)::smallint
+$$;
+
+-- api._settle_shards(shards): ends the leases among `shards` that expired
+-- without being given back (their process died or stopped answering): each
+-- becomes a taint (pricing.admission_taints: its subjects are charged what
+-- the process may have admitted without writing it back) and the shard has no
+-- owner. Skips shards another transaction holds locked (they are settled by
+-- a later call): it never waits, so it cannot deadlock with a claim.
+create function api._settle_shards(p_shards smallint[])
+returns void
+language sql volatile
+as $$
+    with ended as (
+        select s.shard, s.lease_until, s.pending_cap
+        from pricing.admission_shards as s
+        where s.shard = any(p_shards) and s.owner is not null
+          and s.lease_until < clock_timestamp()
+        order by s.shard
+        for update skip locked
+    ),
+    cleared as (
+        update pricing.admission_shards as s
+        set owner = null, lease_until = null, pending_cap = null, wanted = false
+        from ended as e
+        where s.shard = e.shard
+    )
+    insert into pricing.admission_taints (shard, at, units)
+    select e.shard, e.lease_until, coalesce(e.pending_cap, 0)
+    from ended as e
+    on conflict do nothing
+$$;
+
+-- api._apply_taints(subjects): charges the counter rows of `subjects` with
+-- the taints of their shards they have not been charged yet
+-- (admission_taints, newer than their taint_seen): the units of those that
+-- fall in the row's current window, up to its quota, and a bucket emptied at
+-- the newest one. Rows locked in byte order of subject, as api.admit_batch
+-- locks them.
+create function api._apply_taints(p_subjects text[])
+returns void
+language sql volatile
+as $$
+    with due as (
+        select c.subject, t.units, t.last_at, w.end_s
+        from pricing.admission_counters as c
+        cross join lateral (
+            select (floor(extract(epoch from clock_timestamp()))::bigint / c.window_seconds + 1)
+                   * c.window_seconds as end_s
+        ) as w
+        cross join lateral (
+            select coalesce(sum(x.units) filter (
+                       where x.at >= to_timestamp(w.end_s - c.window_seconds)), 0)::integer as units,
+                   max(x.at) as last_at
+            from pricing.admission_taints as x
+            where x.shard = c.shard and x.at > coalesce(c.taint_seen, '-infinity')
+        ) as t
+        where c.subject = any(p_subjects) and t.last_at is not null
+        order by c.subject collate "C"
+        for update of c
+    )
+    update pricing.admission_counters as c
+    set window_end = case when c.quota is not null and d.end_s is not null
+                          then to_timestamp(d.end_s) else c.window_end end,
+        used = case when c.quota is null or d.end_s is null then c.used
+                    when c.window_end = to_timestamp(d.end_s) then least(c.quota, c.used + d.units)
+                    else least(c.quota, d.units) end,
+        tat_us = case when c.burst is null then c.tat_us
+                      else greatest(c.tat_us, (extract(epoch from d.last_at) * 1000000)::bigint
+                                              + c.burst * api._burst_step(c.burst)) end,
+        taint_seen = d.last_at
+    from due as d
+    where c.subject = d.subject
+$$;
+
+-- api.admit_batch(subjects, plans, costs, owner): takes up to `cost` requests
 -- (cost >= 1) from the budget of each `subject` on its `plan`, atomically
 -- across every server process sharing this database. A server sends the
 -- requests waiting for admission, of any number of subjects, together this
 -- way: each subject once, its waiting requests as its cost; the first
--- `granted` of them are admitted, in order.
+-- `granted` of them are admitted, in order. `owner`: the calling process's
+-- number for shard leases (null: none).
+--
+-- A subject whose shard another process holds (pricing.admission_shards,
+-- server/src/access/quota/shards.rs) is not admitted here: that process
+-- counts it in memory. Its row answers `deferred` (granted 0), and the shard
+-- is marked wanted, so that its holder writes its counts back and gives the
+-- lease up; the caller asks again. A lease that has expired is settled first
+-- (api._settle_shards). The shard rows are read FOR KEY SHARE, so that a
+-- process claiming one of them waits for this admission to commit before it
+-- loads the shard's counts.
 --
 -- Quota: fixed windows of the plan's window_seconds aligned to the Unix epoch
 -- (an hour starts on the hour, a day at 00:00 UTC). Burst: a token bucket
@@ -41,7 +133,10 @@ $$;
 -- subject holds its window and its bucket), taking the rows in byte order of
 -- subject, so that concurrent batches of several servers lock counter rows in
 -- one order and cannot deadlock. Each subject is granted at once what both
--- its quota and its bucket allow, so nothing is taken and given back.
+-- its quota and its bucket allow, so nothing is taken and given back. Taints
+-- of a subject's shard (a lease that ended without being given back) are
+-- charged first: to existing rows by api._apply_taints, to new rows as they
+-- are made.
 --
 -- Returns one row per array element: ord (its 1-based position in the
 -- arrays); granted (0..cost); quota (null: the plan has none); used
@@ -53,14 +148,17 @@ $$;
 -- admitted again: the exact form of retry_after, so that a server can refuse
 -- locally until then); burst (the plan's burst_per_second, null: unlimited),
 -- which bounds how many units a server may take ahead of its requests
--- (server/src/quota/lease.rs).
+-- (server/src/access/quota/lease.rs); deferred (another process holds the
+-- subject's shard: nothing granted nor refused, ask again).
 -- Raises 22023 when the arrays have unequal lengths, for an unknown plan, a
 -- cost below 1, a null subject or a subject given twice (the whole batch is
 -- then refused an answer).
-create function api.admit_batch(p_subjects text[], p_plans text[], p_costs integer[])
+create function api.admit_batch(
+    p_subjects text[], p_plans text[], p_costs integer[], p_owner bigint default null
+)
 returns table (
     ord integer, granted integer, quota integer, used integer, reset_at bigint,
-    retry_after integer, refused_by text, wait_us bigint, burst integer
+    retry_after integer, refused_by text, wait_us bigint, burst integer, deferred boolean
 )
 language plpgsql volatile
 as $$
@@ -68,6 +166,10 @@ declare
     v_now_us bigint := (extract(epoch from clock_timestamp()) * 1000000)::bigint;
     v_now_s bigint := v_now_us / 1000000;
     v_bad text;
+    v_shards smallint[];
+    v_held smallint[];
+    v_other smallint[];
+    v_tainted boolean;
 begin
     if cardinality(p_subjects) is distinct from cardinality(p_plans)
        or cardinality(p_subjects) is distinct from cardinality(p_costs) then
@@ -93,35 +195,101 @@ begin
             using errcode = '22023';
     end if;
 
+    select array_agg(distinct api._shard(u.subject)) into v_shards
+    from unnest(p_subjects) as u (subject);
+    if exists (select from pricing.admission_shards as s
+               where s.shard = any(v_shards) and s.lease_until < clock_timestamp()) then
+        perform api._settle_shards(v_shards);
+    end if;
+    -- The shards another process holds; every shard of the batch locked
+    -- against a claim until this commits.
+    -- The shard rows exist before they are locked: a claim creates a row it
+    -- does not find, and a batch that found no row to lock would count a
+    -- subject the claim is loading meanwhile, a count the holder's write-back
+    -- then overwrites. (The table is unlogged: after a crash the rows are
+    -- made again.)
+    insert into pricing.admission_shards (shard)
+    select u.shard from unnest(v_shards) as u (shard)
+    on conflict do nothing;
+    -- The caller's own shards are deferred too: claimed after the request
+    -- queued, their counts were loaded before this admission, and the
+    -- holder's next write-back would overwrite a count made here; the
+    -- caller admits them in memory when it asks again.
+    select coalesce(array_agg(h.shard) filter (where h.owner is not null), '{}'),
+           coalesce(array_agg(h.shard) filter (where h.owner is not null
+                                                 and h.owner is distinct from p_owner), '{}')
+      into v_held, v_other
+    from (
+        select s.shard, s.owner
+        from pricing.admission_shards as s
+        where s.shard = any(v_shards)
+        order by s.shard
+        for key share
+    ) as h;
+    if cardinality(v_other) > 0 then
+        -- Shard rows are locked in shard order everywhere: no deadlock.
+        update pricing.admission_shards as s set wanted = true
+        where s.shard in (select x.shard from pricing.admission_shards as x
+                          where x.shard = any(v_other) and not x.wanted
+                          order by x.shard for update);
+    end if;
+    select exists (select from pricing.admission_taints as t where t.shard = any(v_shards))
+        into v_tainted;
+    if v_tainted then
+        perform api._apply_taints(p_subjects);
+    end if;
+
     return query
         with item as (
             select u.ord::integer as ord, u.subject, u.cost, pl.quota, pl.burst_per_second as burst,
-                   api._burst_step(pl.burst_per_second) as step,
-                   v_now_s - v_now_s % pl.window_seconds + pl.window_seconds as end_s
+                   api._burst_step(pl.burst_per_second) as step, pl.window_seconds,
+                   v_now_s - v_now_s % pl.window_seconds + pl.window_seconds as end_s,
+                   sh.shard, sh.shard = any(v_held) as deferred
             from unnest(p_subjects, p_plans, p_costs) with ordinality as u (subject, plan, cost, ord)
             join pricing.plans as pl on pl.name = u.plan
+            cross join lateral (select api._shard(u.subject) as shard) as sh
         ),
-        -- A new row is a window with nothing used and a full bucket. A stored
-        -- one counts 0 used once its window has ended, and its bucket is
-        -- full from its tat_us on; the grant is what the cost, the quota
-        -- left and the tokens left all allow. The proposed row carries the
-        -- cost and the plan's limits to the conflict branch, which sees no
-        -- other input.
+        -- What a new row starts from: nothing used and a full bucket, or,
+        -- when its shard has taints, their units in this window and a
+        -- bucket emptied at the newest.
+        fresh as (
+            select i.*, coalesce(t.units, 0) as t_used,
+                   greatest(v_now_us, coalesce((extract(epoch from t.last_at) * 1000000)::bigint
+                                               + i.burst * i.step, v_now_us)) as t_tat,
+                   t.last_at
+            from item as i
+            left join lateral (
+                select coalesce(sum(x.units) filter (
+                           where x.at >= to_timestamp(i.end_s - i.window_seconds)), 0)::integer as units,
+                       max(x.at) as last_at
+                from pricing.admission_taints as x
+                where v_tainted and x.shard = i.shard
+            ) as t on true
+            where not i.deferred
+        ),
+        -- A stored row counts 0 used once its window has ended, and its
+        -- bucket is full from its tat_us on; the grant is what the cost,
+        -- the quota left and the tokens left all allow. The proposed row
+        -- carries the cost and the plan's limits to the conflict branch,
+        -- which sees no other input.
         counted as (
             insert into pricing.admission_counters as c
-                (subject, window_end, used, quota, tat_us, burst, asked, last_grant)
-            select i.subject, to_timestamp(i.end_s), case when i.quota is not null then g.n else 0 end,
-                   i.quota,
-                   v_now_us + coalesce(g.n * i.step, 0), i.burst, i.cost, g.n
-            from item as i
+                (subject, shard, window_end, window_seconds, used, quota, tat_us, burst,
+                 asked, last_grant, taint_seen)
+            select f.subject, f.shard, to_timestamp(f.end_s), f.window_seconds,
+                   case when f.quota is not null then least(f.quota, f.t_used) + g.n else 0 end,
+                   f.quota, f.t_tat + coalesce(g.n * f.step, 0), f.burst, f.cost, g.n, f.last_at
+            from fresh as f
             cross join lateral (
-                select least(i.cost, coalesce(i.quota, i.cost), coalesce(i.burst, i.cost)) as n
+                select greatest(0, least(f.cost, coalesce(f.quota - f.t_used, f.cost),
+                                         coalesce((f.burst * f.step - (f.t_tat - v_now_us)) / f.step,
+                                                  f.cost))) as n
             ) as g
-            where i.quota is not null or i.burst is not null
-            order by i.subject collate "C"
+            where f.quota is not null or f.burst is not null
+            order by f.subject collate "C"
             on conflict (subject) do update
-                set (window_end, used, quota, tat_us, burst, asked, last_grant) = (
-                    select excluded.window_end,
+                set (window_end, window_seconds, used, quota, tat_us, burst, asked, last_grant) = (
+                    select excluded.window_end, excluded.window_seconds,
                            case when excluded.quota is not null then t.used + t.n else 0 end,
                            excluded.quota,
                            t.tat + coalesce(t.n * t.step, 0), excluded.burst, excluded.asked, t.n
@@ -142,26 +310,27 @@ begin
             returning c.subject, c.used, c.tat_us, c.last_grant
         ),
         answered as (
-            select i.*, coalesce(c.last_grant, i.cost) as admitted, c.used as used_now,
+            select i.*, case when i.deferred then 0 else coalesce(c.last_grant, i.cost) end as admitted,
+                   c.used as used_now,
                    greatest(c.tat_us, v_now_us) - v_now_us - (i.burst - 1) * i.step as burst_wait
             from item as i
             left join counted as c on c.subject = i.subject
         )
         select a.ord, a.admitted, a.quota,
-               case when a.quota is not null then a.used_now end,
-               case when a.quota is not null then a.end_s end,
-               case when a.admitted = a.cost then null
+               case when a.quota is not null and not a.deferred then a.used_now end,
+               case when a.quota is not null and not a.deferred then a.end_s end,
+               case when a.deferred or a.admitted = a.cost then null
                     when a.quota is not null and a.used_now >= a.quota
                         then greatest(1, a.end_s - v_now_s)::integer
                     else greatest(1, (a.burst_wait + 999999) / 1000000)::integer end,
-               case when a.admitted = a.cost then null
+               case when a.deferred or a.admitted = a.cost then null
                     when a.quota is not null and a.used_now >= a.quota then 'quota'
                     else 'burst' end,
-               case when a.admitted = a.cost then null
+               case when a.deferred or a.admitted = a.cost then null
                     when a.quota is not null and a.used_now >= a.quota
                         then a.end_s * 1000000 - v_now_us
                     else greatest(0, a.burst_wait) end,
-               a.burst
+               a.burst, a.deferred
         from answered as a
         order by a.ord;
 end
@@ -217,3 +386,182 @@ begin
 end
 $$;
 
+
+-- api.admission_plans(): every plan's limits (null: unlimited), for a server
+-- that admits subjects in memory (server/src/access/quota/shards.rs).
+create function api.admission_plans()
+returns table (name text, quota integer, window_seconds integer, burst_per_second integer)
+language sql stable
+as $$
+    select p.name, p.quota, p.window_seconds, p.burst_per_second
+    from pricing.plans as p
+    order by p.name
+$$;
+
+-- api.claim_shards(owner, shards, lease_ms, pending_cap, max_rows): takes the
+-- leases of those of `shards` that nobody holds (an expired lease is settled
+-- first), that were not given up as wanted within their cooldown
+-- (shared_until) and that have at most `max_rows` live counter rows, for
+-- `lease_ms` milliseconds. `pending_cap`: the most requests the caller admits
+-- for one subject before writing them back (what its subjects are charged if
+-- the lease ends without being given back). A shard an admission holds
+-- locked is skipped (claimed by a later call): the lock is taken first and
+-- the shard's counts are read by later statements, which see every admission
+-- that committed before it. The claimed shards' rows are charged their
+-- taints (api._apply_taints). Returns the claimed shards, each with its
+-- taints (Unix microseconds and units, oldest first) for the subjects that
+-- have no row yet.
+create function api.claim_shards(
+    p_owner bigint, p_shards smallint[], p_lease_ms integer, p_pending_cap integer,
+    p_max_rows integer
+)
+returns table (shard smallint, taint_at_us bigint[], taint_units integer[])
+language plpgsql volatile
+as $$
+declare
+    v_claimed smallint[];
+    v_crowded smallint[];
+begin
+    if p_owner is null or p_lease_ms is null or p_lease_ms < 1 or p_pending_cap is null
+       or p_pending_cap < 0 then
+        raise exception 'claim_shards: owner, a lease of at least 1 ms and a pending cap are needed'
+            using errcode = '22023';
+    end if;
+    insert into pricing.admission_shards (shard)
+    select u.shard from unnest(p_shards) as u (shard)
+    where u.shard >= 0 and u.shard < 64
+    on conflict do nothing;
+    perform api._settle_shards(p_shards);
+    with free as (
+        select s.shard from pricing.admission_shards as s
+        where s.shard = any(p_shards) and s.owner is null
+          and (s.shared_until is null or s.shared_until < clock_timestamp())
+        order by s.shard
+        for update skip locked
+    )
+    update pricing.admission_shards as s
+    set owner = p_owner, lease_until = clock_timestamp() + p_lease_ms * interval '1 ms',
+        pending_cap = p_pending_cap, wanted = false
+    from free as f
+    where s.shard = f.shard;
+    select coalesce(array_agg(s.shard), '{}') into v_claimed
+    from pricing.admission_shards as s
+    where s.shard = any(p_shards) and s.owner = p_owner;
+    -- Too many live rows to hold in memory: given back at once.
+    select coalesce(array_agg(x.shard), '{}') into v_crowded
+    from unnest(v_claimed) as x (shard)
+    where (select count(*) from (
+               select from pricing.admission_counters as c
+               where c.shard = x.shard
+                 and (c.window_end > clock_timestamp()
+                      or c.tat_us > (extract(epoch from clock_timestamp()) * 1000000)::bigint)
+               limit p_max_rows + 1) as n) > p_max_rows;
+    if cardinality(v_crowded) > 0 then
+        update pricing.admission_shards as s
+        set owner = null, lease_until = null, pending_cap = null
+        where s.shard = any(v_crowded);
+    end if;
+    perform api._apply_taints(array(
+        select c.subject from pricing.admission_counters as c
+        where c.shard = any(v_claimed) and not c.shard = any(v_crowded)
+          and exists (select from pricing.admission_taints as t where t.shard = c.shard)
+    ));
+    return query
+        select x.shard,
+               coalesce(array_agg((extract(epoch from t.at) * 1000000)::bigint order by t.at)
+                        filter (where t.at is not null), '{}'),
+               coalesce(array_agg(t.units order by t.at) filter (where t.at is not null), '{}')
+        from unnest(v_claimed) as x (shard)
+        left join pricing.admission_taints as t on t.shard = x.shard
+        where not x.shard = any(v_crowded)
+        group by x.shard
+        order by x.shard;
+end
+$$;
+
+-- api.shard_counters(owner, shards): the live counter rows (window not ended
+-- or bucket not full) of those of `shards` that `owner` holds: subject,
+-- window end (Unix seconds), used, tat_us.
+create function api.shard_counters(p_owner bigint, p_shards smallint[])
+returns table (subject text, window_end bigint, used integer, tat_us bigint)
+language sql stable
+as $$
+    select c.subject, extract(epoch from c.window_end)::bigint, c.used, c.tat_us
+    from pricing.admission_counters as c
+    join pricing.admission_shards as s on s.shard = c.shard and s.owner = p_owner
+    where c.shard = any(p_shards)
+      and (c.window_end > clock_timestamp()
+           or c.tat_us > (extract(epoch from clock_timestamp()) * 1000000)::bigint)
+$$;
+
+-- api.shard_round(owner, held, lease_ms, release, cooldown_ms, subjects, shards,
+-- plans, window_ends, used, tat_us): one round of a process that holds shard
+-- leases, in one transaction. Renews the leases of `held` that it still holds
+-- (a lease settled by another process is not its any more); writes the
+-- counts of `subjects` (of `shards`, as api._shard computes them and the
+-- server too, server/src/access/quota/shards.rs; on `plans`: window end in
+-- Unix seconds, used, tat_us, as the process counted them) whose shard it
+-- holds; then gives up
+-- the leases of `release` it holds, after their counts are written, no
+-- process claiming those that were wanted elsewhere again for
+-- `cooldown_ms`. Returns, for each of
+-- `held`: whether it is still held and whether another process wants it.
+create function api.shard_round(
+    p_owner bigint, p_held smallint[], p_lease_ms integer, p_release smallint[],
+    p_cooldown_ms integer, p_subjects text[], p_shards smallint[], p_plans text[],
+    p_window_ends bigint[], p_used integer[], p_tat_us bigint[]
+)
+returns table (shard smallint, held boolean, wanted boolean)
+language plpgsql volatile
+as $$
+declare
+    v_mine smallint[];
+    v_wanted smallint[];
+begin
+    if p_owner is null or p_lease_ms is null or p_lease_ms < 1 then
+        raise exception 'shard_round: owner and a lease of at least 1 ms are needed'
+            using errcode = '22023';
+    end if;
+    with renewed as (
+        update pricing.admission_shards as s
+        set lease_until = clock_timestamp() + p_lease_ms * interval '1 ms'
+        where s.shard in (select x.shard from pricing.admission_shards as x
+                          where x.shard = any(p_held || p_release) and x.owner = p_owner
+                          order by x.shard for update)
+        returning s.shard, s.wanted
+    )
+    select coalesce(array_agg(r.shard), '{}'),
+           coalesce(array_agg(r.shard) filter (where r.wanted), '{}')
+    into v_mine, v_wanted
+    from renewed as r;
+    insert into pricing.admission_counters as c
+        (subject, shard, window_end, window_seconds, used, quota, tat_us, burst, asked,
+         last_grant, taint_seen)
+    select u.subject, u.shard, to_timestamp(u.window_end), pl.window_seconds, u.used, pl.quota,
+           u.tat_us, pl.burst_per_second, 0, 0, t.at
+    from unnest(p_subjects, p_shards, p_plans, p_window_ends, p_used, p_tat_us)
+        as u (subject, shard, plan, window_end, used, tat_us)
+    join pricing.plans as pl on pl.name = u.plan
+    -- The newest taint of each shard written, once per shard, not per row:
+    -- a round writes thousands of rows of a few shards.
+    left join (select x.shard, max(x.at) as at from pricing.admission_taints as x
+               where x.shard = any(v_mine) group by x.shard) as t on t.shard = u.shard
+    where u.shard = any(v_mine)
+    order by u.subject collate "C"
+    on conflict (subject) do update
+        set (window_end, window_seconds, used, quota, tat_us, burst, taint_seen) = (
+            excluded.window_end, excluded.window_seconds, excluded.used, excluded.quota,
+            excluded.tat_us, excluded.burst, excluded.taint_seen
+        );
+    update pricing.admission_shards as s
+    set owner = null, lease_until = null, pending_cap = null, wanted = false,
+        shared_until = case when s.wanted
+                            then clock_timestamp() + p_cooldown_ms * interval '1 ms'
+                            else s.shared_until end
+    where s.shard = any(p_release) and s.owner = p_owner;
+    return query
+        select h.shard, h.shard = any(v_mine) and not h.shard = any(p_release),
+               h.shard = any(v_wanted)
+        from unnest(p_held) as h (shard);
+end
+$$;

@@ -3,8 +3,11 @@
 //! control pool that keeps accounting and health apart from data reads.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use crate::helpers::{Served, TestApp, TestDb, futures_join, publish_fixture, serve_command};
+use crate::helpers::{
+    Served, TestApp, TestDb, eventually, futures_join, publish_fixture, serve_command,
+};
 use crate::keys::issue;
 use crate::quota::{set_plan, set_window_past_the_test};
 
@@ -243,4 +246,253 @@ async fn requests_holding_every_data_connection_leave_health_up_and_a_free_key_c
         .expect("window")
         .get(0);
     assert_eq!(used, 17, "the key was charged for every admitted request");
+}
+
+/// Shard leases (server/src/access/quota/shards.rs): on a plan admitted in
+/// memory (a burst under 10 a second), `quota` an hour-long window.
+async fn plan_in_memory(db: &TestDb, quota: i32) {
+    set_plan(db, "anonymous", Some(quota), Some(9)).await;
+    set_window_past_the_test(db, "anonymous").await;
+}
+
+/// Sends `n` requests from each address in `addresses` to `pick(address,
+/// round)`, every address in parallel: the statuses per address.
+async fn from_each(
+    http: &reqwest::Client,
+    addresses: std::ops::Range<usize>,
+    n: usize,
+    pick: impl Fn(usize, usize) -> String + Clone + Send + 'static,
+) -> Vec<(usize, Vec<Seen>)> {
+    futures_join(addresses.map(|a| {
+        let (http, pick) = (http.clone(), pick.clone());
+        tokio::spawn(async move {
+            let mut seen = Vec::new();
+            for round in 0..n {
+                seen.push(send(&http, &pick(a, round), ("x-forwarded-for", &address(a))).await);
+            }
+            (a, seen)
+        })
+    }))
+    .await
+}
+
+fn admitted(seen: &[Seen]) -> usize {
+    seen.iter().filter(|r| r.status == 200).count()
+}
+
+async fn used(db: &TestDb, a: usize) -> Option<i32> {
+    db.client()
+        .await
+        .query_opt(
+            "select used from pricing.admission_counters where subject = $1",
+            &[&format!("ip:{}", address(a))],
+        )
+        .await
+        .expect("counter")
+        .map(|row| row.get(0))
+}
+
+async fn stats(server: &Served, http: &reqwest::Client) -> serde_json::Value {
+    server.healthz(http).await["quota_accounting"].clone()
+}
+
+#[tokio::test]
+async fn one_process_holding_the_shards_admits_in_memory_exactly_and_writes_the_counts_back() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    plan_in_memory(&db, 5).await;
+    let server = Arc::new(serve(&db).await);
+    let http = reqwest::Client::new();
+    server
+        .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
+        .await;
+    // The first request of each address goes to the database (no shard is
+    // held yet) and shows the process which shards to claim.
+    let url = {
+        let server = server.clone();
+        move |_: usize, _: usize| server.url(LIST)
+    };
+    let first = from_each(&http, 0..200, 1, url.clone()).await;
+    assert!(first.iter().all(|(_, s)| admitted(s) == 1));
+    eventually("shards claimed", Duration::from_secs(10), async || {
+        (stats(&server, &http).await["shards_held"].as_u64() > Some(32)).then_some(())
+    })
+    .await;
+    // A claim that began while the first requests came takes the rest in
+    // the next one.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let before = stats(&server, &http).await;
+    let rest = from_each(&http, 0..200, 6, url).await;
+    for (a, seen) in &rest {
+        assert_eq!(admitted(seen), 4, "{}: 5 in all, 1 before", address(*a));
+        let refused: Vec<&Seen> = seen.iter().filter(|r| r.status == 429).collect();
+        assert_eq!(refused.len(), 2, "{}", address(*a));
+        assert!(
+            refused
+                .iter()
+                .all(|r| r.retry_after.is_some_and(|s| s > 60))
+        );
+    }
+    let after = stats(&server, &http).await;
+    let in_memory = after["in_memory"].as_u64().expect("in_memory")
+        - before["in_memory"].as_u64().expect("in_memory");
+    let calls =
+        after["db_calls"].as_u64().expect("calls") - before["db_calls"].as_u64().expect("calls");
+    assert!(in_memory > 1000, "{before} {after}");
+    assert!(
+        calls < 50,
+        "admitted in memory, not by api.admit_batch: {before} {after}"
+    );
+    // Every count is written back within WRITE_EVERY.
+    eventually("counts written back", Duration::from_secs(10), async || {
+        for a in 0..200 {
+            if used(&db, a).await != Some(5) {
+                return None;
+            }
+        }
+        Some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_shard_held_by_one_process_is_handed_over_and_counted_exactly_by_both() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    plan_in_memory(&db, 5).await;
+    let servers = Arc::new([serve(&db).await, serve(&db).await]);
+    let http = reqwest::Client::new();
+    for server in servers.iter() {
+        server
+            .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
+            .await;
+    }
+    // The first server sees every address first and claims their shards.
+    let first = {
+        let servers = servers.clone();
+        move |_: usize, _: usize| servers[0].url(LIST)
+    };
+    assert!(
+        from_each(&http, 0..100, 1, first)
+            .await
+            .iter()
+            .all(|(_, s)| admitted(s) == 1)
+    );
+    eventually("shards claimed", Duration::from_secs(10), async || {
+        (stats(&servers[0], &http).await["shards_held"].as_u64() > Some(32)).then_some(())
+    })
+    .await;
+    // Then both, in turn: the second's requests wait for the first to hand
+    // the shards over.
+    let both = {
+        let servers = servers.clone();
+        move |a: usize, round: usize| servers[(a + round) % 2].url(LIST)
+    };
+    for (a, seen) in from_each(&http, 0..100, 6, both).await {
+        assert_eq!(admitted(&seen), 4, "{}", address(a));
+    }
+    let deferred = stats(&servers[1], &http).await["deferred"]
+        .as_u64()
+        .expect("deferred");
+    assert!(
+        deferred > 0,
+        "the second server's requests waited for a handover"
+    );
+    for a in 0..100 {
+        assert_eq!(used(&db, a).await, Some(5), "{}", address(a));
+    }
+}
+
+#[tokio::test]
+async fn a_process_killed_holding_shards_loses_no_more_than_its_pending_cap_and_never_over_admits()
+{
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    plan_in_memory(&db, 12).await;
+    let mut doomed = serve(&db).await;
+    let survivor = serve(&db).await;
+    let http = reqwest::Client::new();
+    doomed
+        .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
+        .await;
+    survivor
+        .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
+        .await;
+    let to = |url: String| move |_: usize, _: usize| url.clone();
+    let doomed_url = doomed.url(LIST);
+    from_each(&http, 0..100, 1, to(doomed_url.clone())).await;
+    eventually("shards claimed", Duration::from_secs(10), async || {
+        (stats(&doomed, &http).await["shards_held"].as_u64() > Some(32)).then_some(())
+    })
+    .await;
+    // Addresses 0..50: 3 more, then time for every count to be written back
+    // (WRITE_EVERY); 50..100: 3 more just before the process is killed.
+    let written = from_each(&http, 0..50, 3, to(doomed_url.clone())).await;
+    assert!(written.iter().all(|(_, s)| admitted(s) == 3));
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    for a in 0..50 {
+        assert_eq!(used(&db, a).await, Some(4), "written back: {}", address(a));
+    }
+    let pending = from_each(&http, 50..100, 3, to(doomed_url)).await;
+    assert!(pending.iter().all(|(_, s)| admitted(s) == 3));
+    // The shards the doomed process holds when it dies: their subjects are
+    // charged the cap. A shard the survivor claimed first (its warm-up) and
+    // gave up when the doomed process asked for it is counted by the
+    // database, with nothing to charge.
+    let client = db.client().await;
+    let held: Vec<i16> = client
+        .query(
+            "select shard from pricing.admission_shards where owner is not null",
+            &[],
+        )
+        .await
+        .expect("held shards")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(stats(&survivor, &http).await["shards_held"], 0);
+    let mut in_held = Vec::new();
+    for a in 0..100 {
+        let shard: i32 = client
+            .query_one(
+                "select get_byte(sha256(convert_to($1, 'UTF8')), 0) % 64",
+                &[&format!("ip:{}", address(a))],
+            )
+            .await
+            .expect("shard")
+            .get(0);
+        in_held.push(held.contains(&i16::try_from(shard).expect("shard")));
+    }
+    doomed.child.start_kill().expect("kill");
+    let _ = doomed.child.wait().await;
+    // Its leases end within SHARD_LEASE; the survivor's first request of a
+    // shard then charges the shard's subjects the dead holder's pending cap
+    // (4), their buckets empty at the lease's end: past a second more they
+    // are full again.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let survivor_url = survivor.url(LIST);
+    let after = from_each(&http, 0..100, 12, to(survivor_url)).await;
+    for (a, seen) in &after {
+        let total = 4 + admitted(seen);
+        if !in_held[*a] {
+            // Counted by the database all along: the whole quota.
+            assert_eq!(total, 12, "{} (shard not held)", address(*a));
+        } else if *a < 50 {
+            // Everything it admitted was written: the quota less the cap.
+            assert_eq!(total, 12 - 4, "{}", address(*a));
+        } else {
+            assert!((8..=11).contains(&total), "{}: {total}", address(*a));
+        }
+    }
+    let taints: i64 = db
+        .client()
+        .await
+        .query_one("select count(*) from pricing.admission_taints", &[])
+        .await
+        .expect("taints")
+        .get(0);
+    assert!(
+        taints > 0,
+        "the dead process's leases were settled as taints"
+    );
 }

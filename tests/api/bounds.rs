@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
-use crate::helpers::{AppOptions, TestApp, data_app_with, enc, fixture_app};
+use crate::helpers::{AppOptions, TestApp, data_app_with, enc, eventually, fixture_app};
 use crate::keys::issue;
 
 /// A model id of 30 KB, as a hostile client sends it.
@@ -398,18 +398,27 @@ async fn a_free_key_is_charged_for_every_request_admitted_beside_a_burst_of_long
     for handle in burst {
         assert_eq!(handle.await.expect("burst request"), 400);
     }
-    let used: i32 = db
-        .client()
-        .await
-        .query_one(
-            "select coalesce(sum(used), 0)::int4 from pricing.admission_counters where subject like 'key:%'",
-            &[],
-        )
-        .await
-        .expect("used")
-        .get(0);
     assert!(admitted > 0);
-    assert_eq!(used, admitted, "every admitted request was charged");
+    // A free key's admissions may be counted in memory by the process that
+    // holds its shard, and written back within a second (docs/keys.md,
+    // "Shard leases").
+    let used = || async {
+        db.client()
+            .await
+            .query_one(
+                "select coalesce(sum(used), 0)::int4 from pricing.admission_counters where subject like 'key:%'",
+                &[],
+            )
+            .await
+            .expect("used")
+            .get::<_, i32>(0)
+    };
+    eventually(
+        "every admitted request charged",
+        Duration::from_secs(5),
+        async || (used().await == admitted).then_some(()),
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -776,8 +776,9 @@ async fn counters_with_an_ended_window_and_a_full_bucket_are_swept() {
     client
         .batch_execute(
             "insert into pricing.admission_counters
-                 (subject, window_end, used, quota, tat_us, burst, asked, last_grant)
-             select s, e, 1, 60, (extract(epoch from t) * 1e6)::bigint, 2, 1, 1
+                 (subject, window_end, used, quota, tat_us, burst, asked, last_grant, shard)
+             select s, e, 1, 60, (extract(epoch from t) * 1e6)::bigint, 2, 1, 1,
+                    get_byte(sha256(convert_to(s, 'UTF8')), 0) % 64
              from (values
                  ('ip:192.0.2.1', now() - interval '1 hour', now() - interval '1 hour'),
                  ('ip:192.0.2.2', now() - interval '1 hour', now() + interval '1 second'),

@@ -112,14 +112,17 @@ impl<V> Default for Store<V> {
     }
 }
 
+/// A value of any type, shared by the requests that read it.
+type Shared = Arc<dyn std::any::Any + Send + Sync>;
+
 /// Both stores, under one lock and one set of bounds.
 #[derive(Debug, Default)]
 struct Stores {
     /// Finished GET answers.
     http: Store<Arc<Representation>>,
-    /// JSON values: results of MCP tool calls (the REST envelopes) and the
-    /// prices of estimates.
-    values: Store<Value>,
+    /// Values: results of MCP tool calls (the REST envelopes, JSON) and the
+    /// prices of estimates (read once into what the estimator takes).
+    values: Store<Shared>,
 }
 
 impl Stores {
@@ -309,18 +312,41 @@ impl ResponseCache {
         args: &Value,
         compute: impl std::future::Future<Output = Result<Value, E>>,
     ) -> Result<Value, E> {
+        let shared = self
+            .shared(what, args, |v: &Value| v.to_string().len(), compute)
+            .await?;
+        Ok(Arc::unwrap_or_clone(shared))
+    }
+
+    /// [`Self::value`] for a value of any type, shared rather than copied:
+    /// `size` tells the bytes it counts against the bound. A key is always
+    /// kept with one type (`what` names both); an entry of another type is a
+    /// miss.
+    pub async fn shared<T, E>(
+        &self,
+        what: &str,
+        args: &Value,
+        size: impl FnOnce(&T) -> usize,
+        compute: impl std::future::Future<Output = Result<T, E>>,
+    ) -> Result<Arc<T>, E>
+    where
+        T: Send + Sync + 'static,
+    {
         if !self.enabled() {
-            return compute.await;
+            return compute.await.map(Arc::new);
         }
         // serde_json maps are sorted by key: equal arguments, equal text.
         let key = format!("{what}\n{args}");
         let day = time::OffsetDateTime::now_utc().date();
-        if let Some(hit) = self.get(|s| &s.values, &key, day) {
-            return Ok(hit.value.clone());
+        if let Some(hit) = self.get(|s| &s.values, &key, day)
+            && let Ok(value) = hit.value.clone().downcast::<T>()
+        {
+            return Ok(value);
         }
         let generation = self.generation.load(Ordering::SeqCst);
-        let value = compute.await?;
-        let size = value.to_string().len();
+        let value = Arc::new(compute.await?);
+        let size = size(&value);
+        let shared: Shared = value.clone();
         self.insert(
             |s| &mut s.values,
             key,
@@ -328,7 +354,7 @@ impl ResponseCache {
                 generation,
                 day,
                 size,
-                value: value.clone(),
+                value: shared,
             },
         );
         Ok(value)

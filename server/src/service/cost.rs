@@ -161,7 +161,8 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
     let asked = named.or(tokens.service_tier);
 
     let ids = Some(vec![body.model_id.clone()]);
-    let result = rate_cards(state, &ids, body.day, body.channel.as_deref()).await?;
+    let cards = rate_cards(state, &ids, body.day, body.channel.as_deref()).await?;
+    let result = &cards.value;
     let model = &result["models"][0];
     let card: RateCard = serde_json::from_value(model["rates"].clone())
         .map_err(|e| ApiError::internal("reading rates for a cost", &e))?;

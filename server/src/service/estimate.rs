@@ -10,12 +10,14 @@
 //! (`estimate_models`), the code the browser calculator runs too.
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use estimator::{
     CacheTtl, ModelInput, Preset, Region, ServiceTier, Workload, WorkloadError, WorkloadField,
     estimate_models,
 };
 use rust_decimal::Decimal;
+use serde::Deserialize as _;
 use serde_json::{Value, json};
 use time::Date;
 
@@ -224,6 +226,16 @@ fn workload_choice<T: FromStr>(
     choice(field.as_str(), field.allowed(), value)
 }
 
+/// What `api.estimate_prices` answered, and its models read once into what
+/// the estimator takes: a request shares them, rather than copying and reading
+/// the JSON again.
+pub(crate) struct RateCards {
+    /// The answer as the function gave it.
+    pub(crate) value: Value,
+    /// Its `models` read as [`ModelInput`]s, or why they could not be.
+    models: Result<Vec<ModelInput>, String>,
+}
+
 /// `api.estimate_prices` for `ids` (null: the default selection) on `day` (null: the served
 /// day) and `channel` (null: each model's reference channel), kept by the response cache: the
 /// answer depends on these and the publish only.
@@ -232,17 +244,24 @@ pub(crate) async fn rate_cards(
     ids: &Option<Vec<String>>,
     day: Option<Date>,
     channel: Option<&str>,
-) -> Result<Value, ApiError> {
+) -> Result<Arc<RateCards>, ApiError> {
     state
         .cache()
-        .value(
+        .shared(
             "api.estimate_prices",
             &json!([ids, day.map(|d| d.to_string()), channel]),
-            call_json(
-                state,
-                "select api.estimate_prices($1::text[], $2::date, $3::text)",
-                &[ids, &day, &channel],
-            ),
+            |cards: &RateCards| cards.value.to_string().len(),
+            async {
+                let value = call_json(
+                    state,
+                    "select api.estimate_prices($1::text[], $2::date, $3::text)",
+                    &[ids, &day, &channel],
+                )
+                .await?;
+                let models =
+                    Vec::<ModelInput>::deserialize(&value["models"]).map_err(|e| e.to_string());
+                Ok(RateCards { value, models })
+            },
         )
         .await
 }
@@ -320,9 +339,11 @@ pub async fn estimate_envelope(state: &AppState, body: Value) -> Result<Value, A
     let body = read_body(body)?;
     let resolved = workload(&body)?;
 
-    let result = rate_cards(state, &body.model_ids, body.as_of, None).await?;
-
-    let models: Vec<ModelInput> = serde_json::from_value(result["models"].clone())
+    let cards = rate_cards(state, &body.model_ids, body.as_of, None).await?;
+    let result = &cards.value;
+    let models = cards
+        .models
+        .clone()
         .map_err(|e| ApiError::internal("reading prices for an estimate", &e))?;
     let report = estimate_models(&resolved, models).map_err(|e| {
         ApiError::invalid("requests_per_month", e.to_string(), "a smaller workload")

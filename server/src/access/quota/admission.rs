@@ -18,11 +18,13 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use deadpool_postgres::Pool;
 
+use super::connection::ANSWER_TIMEOUT;
 use super::connection::on_connection;
 use super::decision::{Decision, Subject, Waiters};
 use super::grants::{Grant, Release};
 use super::lease::Slot;
 use super::refusals::Refusals;
+use super::shards::{Local, ROUND_EVERY, Shards};
 use crate::telemetry::Throttle;
 
 /// A subject with nothing pending is forgotten after this long.
@@ -42,6 +44,8 @@ pub(super) struct Inner {
     releases: Mutex<Vec<Release>>,
     /// Subjects the database refused, until it would admit them again.
     pub(super) refusals: Refusals,
+    /// The shard leases this process holds and their subjects' counts.
+    pub(super) shards: Shards,
     /// Failures are logged at most once per 10 s.
     failure_log: Throttle,
     pub(super) requests: AtomicU64,
@@ -50,16 +54,17 @@ pub(super) struct Inner {
     pub(super) refused_locally: AtomicU64,
     pub(super) leased: AtomicU64,
     pub(super) released: AtomicU64,
+    pub(super) deferred: AtomicU64,
 }
 
 impl Inner {
     pub(super) fn new(pool: Pool) -> Self {
         Self {
-            pool,
             queue: Mutex::new(Queue::default()),
             filled: tokio::sync::Notify::new(),
             releases: Mutex::new(Vec::new()),
             refusals: Refusals::default(),
+            shards: Shards::new(pool.clone()),
             failure_log: Throttle::new(Duration::from_secs(10)),
             requests: AtomicU64::new(0),
             calls: AtomicU64::new(0),
@@ -67,6 +72,8 @@ impl Inner {
             refused_locally: AtomicU64::new(0),
             leased: AtomicU64::new(0),
             released: AtomicU64::new(0),
+            deferred: AtomicU64::new(0),
+            pool,
         }
     }
 
@@ -86,6 +93,80 @@ impl Inner {
                 suppressed,
                 "quota accounting failed; admitting uncounted (logged at most once per 10 s)"
             );
+        }
+    }
+
+    /// Counts one request of `subject`: admitted or refused, with the window
+    /// to report. Never fails: an accounting error admits uncounted.
+    pub(super) async fn admit(self: &Arc<Self>, subject: &Subject) -> Decision {
+        let started = Instant::now();
+        // In memory when this process holds the subject's shard; a shard
+        // being claimed or given up, or a subject at its cap of admissions
+        // not written back, waits a round. The wait counts against the
+        // ANSWER_TIMEOUT of the whole admission.
+        loop {
+            match self.shards.admit(subject) {
+                Local::Decided(decision) => {
+                    self.requests.fetch_add(1, Ordering::Relaxed);
+                    return decision;
+                }
+                Local::Database => break,
+                Local::Wait if started.elapsed() >= ANSWER_TIMEOUT => {
+                    self.failures.fetch_add(1, Ordering::Relaxed);
+                    self.log_failure(
+                        subject,
+                        &format!("no shard round within {ANSWER_TIMEOUT:?}"),
+                    );
+                    return Decision::Unaccounted;
+                }
+                Local::Wait => tokio::time::sleep(ROUND_EVERY).await,
+            }
+        }
+        let now = Instant::now();
+        let mut expired = Vec::new();
+        let leased = {
+            let mut queue = self.lock();
+            let slot = queue.slot(subject, now);
+            slot.seen = now;
+            slot.demand = slot.demand.saturating_add(1);
+            let leased = slot.take_leased(subject, now, &mut expired);
+            // Ask ahead when half a lease is gone, so that requests rarely wait.
+            if leased.is_some() && slot.wants_lease(now) {
+                self.enqueue(&mut queue, subject);
+            }
+            leased
+        };
+        if !expired.is_empty() {
+            self.releases().append(&mut expired);
+        }
+        if let Some(decision) = leased {
+            return decision;
+        }
+        // A count never goes down within a window, and a bucket refills no
+        // faster than its rate: after a refusal, the database would refuse
+        // every request until the time it named. (Leased units, granted
+        // before, are still good.)
+        if let Some(refused) = self.refusals.known(subject) {
+            self.refused_locally.fetch_add(1, Ordering::Relaxed);
+            return refused;
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        {
+            let mut queue = self.lock();
+            queue.slot(subject, now).waiters.push(tx);
+            self.enqueue(&mut queue, subject);
+        }
+        // A closed channel means the call's task died: fail open. A request
+        // waits for its admission at most ANSWER_TIMEOUT in all, also when it
+        // queued behind a call to a database that stopped answering (its own
+        // call would wait that long again): then it goes ahead uncounted.
+        match tokio::time::timeout(ANSWER_TIMEOUT.saturating_sub(started.elapsed()), rx).await {
+            Ok(decision) => decision.unwrap_or(Decision::Unaccounted),
+            Err(_) => {
+                self.failures.fetch_add(1, Ordering::Relaxed);
+                self.log_failure(subject, &format!("no decision within {ANSWER_TIMEOUT:?}"));
+                Decision::Unaccounted
+            }
         }
     }
 
@@ -127,6 +208,10 @@ pub const BATCH_WAIT: Duration = Duration::from_millis(1);
 const MAX_PER_SUBJECT: usize = 1024;
 /// The most subjects in one call.
 const MAX_SUBJECTS: usize = 1024;
+/// A subject the database deferred (another process holds its shard) is
+/// asked for again after this long: about a round of the holder
+/// (server/src/access/quota/shards.rs), which gives the lease up.
+pub const DEFER_RETRY: Duration = Duration::from_millis(10);
 
 /// Every subject's slot, and the subjects due for the next call.
 #[derive(Debug, Default)]
@@ -171,7 +256,7 @@ impl Queue {
         let Some(slot) = self.slots.get_mut(subject) else {
             return Wake::Nothing;
         };
-        if slot.queued || slot.in_flight {
+        if slot.queued || slot.in_flight || slot.deferred_until.is_some() {
             return Wake::Nothing;
         }
         slot.queued = true;
@@ -246,11 +331,25 @@ impl Inner {
     /// Takes in a call's answers: decisions to its requests, leases kept,
     /// requests that arrived meanwhile served from them, subjects with
     /// requests left queued again. `grants` is None when the call failed:
-    /// its requests go ahead uncounted (fail open).
-    fn settle(self: &Arc<Self>, entries: Vec<Entry>, grants: Option<Vec<Grant>>, sent: Instant) {
+    /// its requests go ahead uncounted (fail open). A grant that is None was
+    /// deferred (another process holds the subject's shard): its requests
+    /// wait again, ahead of those that arrived meanwhile, and the subject is
+    /// asked for again after [`DEFER_RETRY`].
+    fn settle(
+        self: &Arc<Self>,
+        entries: Vec<Entry>,
+        grants: Option<Vec<Option<Grant>>>,
+        sent: Instant,
+    ) {
         let mut kept = Vec::with_capacity(entries.len());
+        let mut deferred = Vec::new();
         for (index, entry) in entries.into_iter().enumerate() {
-            let grant = grants.as_ref().and_then(|g| g.get(index)).copied();
+            let answer = grants.as_ref().and_then(|g| g.get(index)).copied();
+            if let Some(None) = answer {
+                deferred.push(entry);
+                continue;
+            }
+            let grant = answer.flatten();
             let n = entry.waiters.len();
             for (i, waiter) in entry.waiters.into_iter().enumerate() {
                 // A waiter that gave up (client gone) is simply skipped.
@@ -265,6 +364,35 @@ impl Inner {
         let mut leased = 0;
         {
             let mut queue = self.lock();
+            for entry in deferred {
+                let requests = u64::try_from(entry.waiters.len()).unwrap_or(u64::MAX);
+                self.deferred.fetch_add(requests, Ordering::Relaxed);
+                let Some(slot) = queue.slots.get_mut(&entry.subject) else {
+                    continue;
+                };
+                slot.in_flight = false;
+                slot.deferred_until = Some(Instant::now() + DEFER_RETRY);
+                // Asked again through the whole admission: the shard may be
+                // this process's own by now (claimed after the request
+                // queued), and then only its memory may count it.
+                let inner = self.clone();
+                let (subject, waiters) = (entry.subject, entry.waiters);
+                drop(tokio::spawn(async move {
+                    tokio::time::sleep(DEFER_RETRY).await;
+                    {
+                        let mut queue = inner.lock();
+                        if let Some(slot) = queue.slots.get_mut(&subject) {
+                            slot.deferred_until = None;
+                        }
+                        inner.enqueue(&mut queue, &subject);
+                    }
+                    for waiter in waiters {
+                        let decision = inner.admit(&subject).await;
+                        // A waiter that gave up (client gone) is skipped.
+                        let _ = waiter.send(decision);
+                    }
+                }));
+            }
             for (subject, grant, n) in kept {
                 let Some(slot) = queue.slots.get_mut(&subject) else {
                     continue;
@@ -399,16 +527,18 @@ async fn call(inner: Arc<Inner>, entries: Vec<Entry>) {
     let requests = u64::try_from(requests).unwrap_or(u64::MAX);
     inner.requests.fetch_add(requests, Ordering::Relaxed);
     inner.calls.fetch_add(1, Ordering::Relaxed);
-    let grants = match on_connection(&inner.pool, |client| admit_batch(client, entries)).await {
-        Ok(grants) => Some(grants),
-        Err(reason) => {
-            inner.failures.fetch_add(requests, Ordering::Relaxed);
-            if let Some(first) = entries.first() {
-                inner.log_failure(&first.subject, &reason);
+    let owner = inner.shards.owner;
+    let grants =
+        match on_connection(&inner.pool, |client| admit_batch(client, entries, owner)).await {
+            Ok(grants) => Some(grants),
+            Err(reason) => {
+                inner.failures.fetch_add(requests, Ordering::Relaxed);
+                if let Some(first) = entries.first() {
+                    inner.log_failure(&first.subject, &reason);
+                }
+                None
             }
-            None
-        }
-    };
+        };
     let entries = std::mem::take(&mut guard.entries);
     inner.settle(entries, grants, sent);
 }
@@ -433,15 +563,18 @@ impl Drop for CallGuard {
     }
 }
 
-/// `api.admit_batch()` over `entries`: one grant per entry, in their order.
+/// `api.admit_batch()` over `entries` as process `owner`: one grant per
+/// entry, in their order (None: deferred).
 async fn admit_batch(
     client: deadpool_postgres::Object,
     entries: &[Entry],
-) -> anyhow::Result<Vec<Grant>> {
+    owner: i64,
+) -> anyhow::Result<Vec<Option<Grant>>> {
     let statement = client
         .prepare_cached(
-            "select ord, granted, quota, used, reset_at, retry_after, refused_by, wait_us, burst
-             from api.admit_batch($1, $2, $3)",
+            "select ord, granted, quota, used, reset_at, retry_after, refused_by, wait_us, burst,
+                    deferred
+             from api.admit_batch($1, $2, $3, $4)",
         )
         .await?;
     let subjects: Vec<&str> = entries.iter().map(|e| e.subject.id()).collect();
@@ -452,7 +585,7 @@ async fn admit_batch(
         .collect::<Result<Vec<i32>, _>>()
         .context("batch too large")?;
     let rows = client
-        .query(&statement, &[&subjects, &plans, &costs])
+        .query(&statement, &[&subjects, &plans, &costs, &owner])
         .await?;
     let mut grants = vec![None; entries.len()];
     for row in &rows {
@@ -462,7 +595,7 @@ async fn admit_batch(
             .and_then(|o| o.checked_sub(1))
             .and_then(|i| grants.get_mut(i))
             .context("api.admit_batch answered for an entry it was not given")?;
-        *slot = Some(Grant::from_row(row, 1)?);
+        *slot = Some(Grant::from_batch_row(row, 1)?);
     }
     grants
         .into_iter()

@@ -20,6 +20,21 @@ pub(super) struct Grant {
 }
 
 impl Grant {
+    /// Reads a row of `api.admit_batch()` (from its `granted` column at
+    /// `first`): the grant, or None when the database deferred the subject
+    /// (another process holds its shard).
+    pub(super) fn from_batch_row(
+        row: &tokio_postgres::Row,
+        first: usize,
+    ) -> anyhow::Result<Option<Self>> {
+        if row.try_get::<_, bool>(first + 8)? {
+            return Ok(None);
+        }
+        Self::from_row(row, first).map(Some)
+    }
+}
+
+impl Grant {
     /// Reads the columns of `api.admit()` starting at column `first`.
     pub(super) fn from_row(row: &tokio_postgres::Row, first: usize) -> anyhow::Result<Self> {
         let granted: i32 = row.try_get(first)?;

@@ -69,6 +69,9 @@ pub(super) struct Slot {
     burst: Option<i32>,
     /// The last time a request arrived.
     pub(super) seen: Instant,
+    /// Deferred by the database (another process holds the subject's
+    /// shard): not queued again before a timer does it.
+    pub(super) deferred_until: Option<Instant>,
 }
 
 impl Slot {
@@ -83,6 +86,7 @@ impl Slot {
             window_left: None,
             burst: None,
             seen: now,
+            deferred_until: None,
         }
     }
 

@@ -27,16 +27,24 @@
 //!   near its limits (such a subject never gets a lease).
 //! - [`refusals`]: after a refusal the database would refuse the subject
 //!   again until a time it names; the server refuses it itself until then.
+//! - [`shards`]: the subjects of plans with a burst under 10 a second
+//!   (anonymous, free) are split into 64 shards; a process holding a shard's
+//!   lease admits its subjects in memory, without waiting for the database,
+//!   and writes their counts back; the database defers them for every other
+//!   process, and the holder hands the shard over when one asks.
 //! - [`admission`]: the accounting's shared state, and the batches: requests
 //!   waiting for admission, of any number of subjects, go to the database
 //!   together, one `api.admit_batch()` call with one entry per subject (its
 //!   waiting requests as the cost), sent when the previous call has returned
 //!   and its clients are back with their next requests (held at most
 //!   [`BATCH_WAIT`]), one call at a time. Many anonymous clients sending a
-//!   few requests each therefore share calls.
+//!   few requests each therefore share calls. A request is first asked of
+//!   the shards; one the database defers is asked again after
+//!   [`DEFER_RETRY`].
 //! - here: the [`Accountant`], the one entry point, and its upkeep beside a
 //!   running server (expired leases given back, idle subjects forgotten, the
-//!   database's counters swept every [`SWEEP_EVERY`]).
+//!   database's counters swept every [`SWEEP_EVERY`]; the shard rounds and
+//!   claims).
 //!
 //! Accounting fails open only when the database is unreachable: when no
 //! connection comes within [`ACCOUNTING_TIMEOUT`], or the connection fails or
@@ -52,6 +60,7 @@ mod decision;
 mod grants;
 mod lease;
 mod refusals;
+mod shards;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -59,12 +68,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use deadpool_postgres::Pool;
-use tokio::sync::oneshot;
 
-pub use admission::BATCH_WAIT;
+pub use admission::{BATCH_WAIT, DEFER_RETRY};
 pub use connection::{ACCOUNTING_TIMEOUT, ANSWER_TIMEOUT};
 pub use decision::{Decision, EXHAUSTED_RECHECK, KEY_REQUESTS_PLAN, Refusal, Subject, Window};
 pub use lease::{LEASE_SHARE_OF_REMAINING, LEASE_SPAN, LEASE_TTL};
+pub use shards::{
+    CLAIM_EVERY, LEASE_MARGIN, MAX_SHARD_SUBJECTS, PENDING_CAP, RENEW_EVERY, ROUND_EVERY,
+    SHARD_LEASE, SHARDS, SHARED_COOLDOWN, WRITE_AT, WRITE_EVERY,
+};
 
 use admission::Inner;
 
@@ -87,6 +99,17 @@ pub struct Stats {
     pub leased: u64,
     /// Leased units given back unused (`api.release()`).
     pub released: u64,
+    /// Requests decided in memory, their shard's lease being this process's.
+    pub in_memory: u64,
+    /// Shard leases this process holds now.
+    pub shards_held: u64,
+    /// Calls of `api.shard_round()` (renewals and counts written back).
+    pub shard_rounds: u64,
+    /// Calls of `api.claim_shards()`.
+    pub shard_claims: u64,
+    /// Requests the database deferred because another process held their
+    /// shard (asked again once it gave the lease up).
+    pub deferred: u64,
 }
 
 /// Counts requests against their subject's plan in the database.
@@ -107,53 +130,7 @@ impl Accountant {
     /// Counts one request of `subject`: admitted or refused, with the window
     /// to report. Never fails: an accounting error admits uncounted.
     pub async fn admit(&self, subject: &Subject) -> Decision {
-        let now = Instant::now();
-        let mut expired = Vec::new();
-        let leased = {
-            let mut queue = self.inner.lock();
-            let slot = queue.slot(subject, now);
-            slot.seen = now;
-            slot.demand = slot.demand.saturating_add(1);
-            let leased = slot.take_leased(subject, now, &mut expired);
-            // Ask ahead when half a lease is gone, so that requests rarely wait.
-            if leased.is_some() && slot.wants_lease(now) {
-                self.inner.enqueue(&mut queue, subject);
-            }
-            leased
-        };
-        if !expired.is_empty() {
-            self.inner.releases().append(&mut expired);
-        }
-        if let Some(decision) = leased {
-            return decision;
-        }
-        // A count never goes down within a window, and a bucket refills no
-        // faster than its rate: after a refusal, the database would refuse
-        // every request until the time it named. (Leased units, granted
-        // before, are still good.)
-        if let Some(refused) = self.inner.refusals.known(subject) {
-            self.inner.refused_locally.fetch_add(1, Ordering::Relaxed);
-            return refused;
-        }
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut queue = self.inner.lock();
-            queue.slot(subject, now).waiters.push(tx);
-            self.inner.enqueue(&mut queue, subject);
-        }
-        // A closed channel means the call's task died: fail open. A request
-        // waits for its admission at most ANSWER_TIMEOUT in all, also when it
-        // queued behind a call to a database that stopped answering (its own
-        // call would wait that long again): then it goes ahead uncounted.
-        match tokio::time::timeout(ANSWER_TIMEOUT, rx).await {
-            Ok(decision) => decision.unwrap_or(Decision::Unaccounted),
-            Err(_) => {
-                self.inner.failures.fetch_add(1, Ordering::Relaxed);
-                self.inner
-                    .log_failure(subject, &format!("no decision within {ANSWER_TIMEOUT:?}"));
-                Decision::Unaccounted
-            }
-        }
+        self.inner.admit(subject).await
     }
 
     /// Counters since start.
@@ -166,6 +143,11 @@ impl Accountant {
             refused_locally: load(&self.inner.refused_locally),
             leased: load(&self.inner.leased),
             released: load(&self.inner.released),
+            in_memory: load(&self.inner.shards.in_memory),
+            shards_held: u64::try_from(self.inner.shards.held()).unwrap_or(u64::MAX),
+            shard_rounds: load(&self.inner.shards.rounds),
+            shard_claims: load(&self.inner.shards.claims),
+            deferred: load(&self.inner.deferred),
         }
     }
 }
@@ -194,12 +176,27 @@ impl Accountant {
         self.inner.give_back().await;
     }
 
-    /// Runs `work` (a server) with the accountant's upkeep beside it, then
-    /// gives back the leases left: see [`Self::spawn_sweeper`].
+    /// Runs `work` (a server) with the accountant's upkeep beside it: see
+    /// [`Self::spawn_sweeper`], and the shard rounds
+    /// (server/src/access/quota/shards.rs), which admit in memory the subjects
+    /// of the shards this process holds. Then gives back the leases left and
+    /// gives up the shards after writing their counts back.
     pub async fn upkeep_while<T>(&self, work: impl std::future::Future<Output = T>) -> T {
         let sweeper = self.spawn_sweeper();
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        // Stopped between rounds and claims, not aborted: a round's counts in
+        // flight are written or listed again, a claim's shards held or
+        // given up, never dropped.
+        let (inner, watch) = (self.inner.clone(), stopped.clone());
+        let rounds = tokio::spawn(async move { inner.shards.run_rounds(watch).await });
+        let inner = self.inner.clone();
+        let claims = tokio::spawn(async move { inner.shards.run_claims(stopped).await });
         let outcome = work.await;
         sweeper.abort();
+        let _ = stop.send(true);
+        let _ = rounds.await;
+        let _ = claims.await;
+        self.inner.shards.release_shards().await;
         self.release_leases().await;
         outcome
     }
