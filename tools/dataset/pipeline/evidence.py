@@ -150,31 +150,59 @@ def mark_promotions(hist, offers):
     return hist
 
 
-# What one publisher's page says of a model on one channel: the day it announced the deprecation,
-# the shutdown day, a planned end that is no shutdown (`not_before`: "not sooner than", "earliest
-# possible"), the replacement it names, the notice (`provider <id>`) and its URL. Unknown: None.
-Statement = namedtuple("Statement", "announced shutdown not_before successor source url")
+# What the publishers' pages say of a model on one channel: the day the deprecation was first
+# announced, the shutdown day, a planned end that is no shutdown (`not_before`: "not sooner than",
+# "earliest possible"), the replacement named, the notices (`provider <id>`, oldest first, joined by
+# "; ") and the newest one's URL, and the older shutdown days a newer notice moved ((day, its
+# notice, the notice moving it), listed in the quarantine report). Unknown: None.
+Statement = namedtuple("Statement", "announced shutdown not_before successor source url superseded")
 
 
 def states_deprecation(st):
-    """A statement says the model is deprecated (or shut down), not only when it may end: it has an
-    announcement or a shutdown day, or neither (a page calling the model deprecated without a day)."""
+    """A statement (or a notice's row) says the model is deprecated (or shut down), not only when it
+    may end: it has an announcement or a shutdown day, or neither (a page calling the model
+    deprecated without a day)."""
     return bool(st.announced or st.shutdown or not st.not_before)
 
 
+SOURCES_SEP = "; "
+
+
 def deprecations(notices):
-    """(model id, channel) -> Statement; the newest row of a model on a channel wins (by its
-    announcement day, else the day its page was read: OpenAI's gpt-4-1106-preview, shut down on
-    2026-03-26 by the notice of 2025-09-26, then on 2026-10-23 by that of 2026-04-22). A row covers
-    its own `channels`, else its notice's, else the maker's own API (`official`): Amazon Bedrock's
-    model cards, Microsoft's Azure OpenAI retirements and Novita's changelog end their channel only."""
+    """(model id, channel) -> Statement, from every row of the model on the channel, oldest first
+    (by its announcement day, else the day its page was read). A model deprecated stays deprecated:
+    its announcement day is the earliest a deprecating row states, and a later notice restating the
+    deprecation moves no day (OpenAI deprecated gpt-4o-realtime-preview-2025-06-03 on 2025-09-15;
+    its family notice of 2026-07-20 deprecates it again). The end (shutdown day or planned end) and
+    the successor come from the newest row naming them: a later notice may move a shutdown (the
+    same model's 2026-05-07, moved to 2027-01-20), the older day kept in `superseded`; a row naming
+    a replacement no source prices (`named` without `successor`: gpt-realtime-2.1 of that notice)
+    leaves the successor unknown. A row covers its own `channels`, else its notice's, else the
+    maker's own API (`official`): Amazon Bedrock's model cards, Microsoft's Azure OpenAI
+    retirements and Novita's changelog end their channel only."""
     rows = [(d.get("announced") or n["read"], n["id"], n, d) for n in notices for d in n.get("deprecations", ())]
-    out = {}
+    said = defaultdict(list)
     for _day, _id, n, d in sorted(rows, key=lambda r: r[:2]):
+        row = Statement(d.get("announced"), d.get("shutdown"), d.get("not_before"), d.get("successor"),
+                        source_of(n), n["url"], ())
         for ch in d.get("channels") or n.get("channels", ("official",)):
-            out[(d["model"], ch)] = Statement(d.get("announced"), d.get("shutdown"), d.get("not_before"),
-                                              d.get("successor"), source_of(n), n["url"])
-    return out
+            said[(d["model"], ch)].append((row, bool(d.get("successor") or d.get("named"))))
+    return {key: merge(rs) for key, rs in said.items()}
+
+
+def merge(rows):
+    """One Statement of a model on a channel from its rows, oldest first, each with whether it
+    names a replacement (see `deprecations`)."""
+    announced = min((r.announced for r, _n in rows if r.announced and states_deprecation(r)), default=None)
+    end = next((r for r, _n in reversed(rows) if r.shutdown or r.not_before), None)
+    successor = next((r for r, names in reversed(rows) if names), None)
+    used = [r for r, _n in rows if (announced and r.announced == announced and states_deprecation(r))
+            or r is end or r is successor] or [rows[-1][0]]
+    superseded = tuple(dict.fromkeys((r.shutdown, r.source, end.source) for r, _n in rows
+                                     if r.shutdown and end and r.shutdown != end.shutdown))
+    return Statement(announced, end and end.shutdown, end and end.not_before,
+                     successor and successor.successor, SOURCES_SEP.join(dict.fromkeys(r.source for r in used)),
+                     used[-1].url, superseded)
 
 
 def records(value, figure):

@@ -25,6 +25,7 @@ STALE_DAYS = 30
 DEP_UNDATED = "deprecation day no provider page states: unknown (null), not an event"
 SHUTDOWN_OVERRULED = "shutdown day a release source gives where the provider's own page states another: the page's day kept"
 SHUTDOWN_UNSTATED = "shutdown day only a release source gives: no end of the series (it goes stale), not an event"
+SHUTDOWN_MOVED = "shutdown day a newer statement of the provider moves: the newer day kept, not an event"
 
 
 def end_date(steps):
@@ -45,7 +46,8 @@ def lifecycle(rows, gen, pages, recorded=lambda _s: None):
     providers' statements of the model; recorded(series): the day a source first recorded the
     series' own shutdown date, or None. statements: the snapshot's `lifecycle` entries (the maker's
     and those of the channels the model is sold on), the one the status rests on marked `decides`.
-    withheld: [(rule, field, day)], the dates the release sources give that no page states.
+    withheld: [(rule, channel, field, day, sources, detail)], the dates the release sources give that
+    no page states, and the shutdown days a newer statement moved.
     """
     sold = {ch for ch, _s in rows}
     said = {ch: st for ch, st in pages.items() if ch == "official" or ch in sold}
@@ -82,7 +84,11 @@ def lifecycle(rows, gen, pages, recorded=lambda _s: None):
         days = [recorded(s) for _ch, s in rows if s.get("source_shutdown")]
         day = min((d for d in days if d and d <= gen), default=None)
         if day:
-            withheld.append((DEP_UNDATED, "deprecation_date", day))
+            withheld.append((DEP_UNDATED, "all", "deprecation_date", day, (), None))
+    for ch, st in sorted(said.items()):
+        said_end = st.shutdown or f"a planned end not before {st.not_before}"
+        for day, src, newer in st.superseded:
+            withheld.append((SHUTDOWN_MOVED, ch, "retirement_date", day, (src,), f"the newer statement ({newer}) states {said_end}"))
     statements = [{"channel": ch, "announced": st.announced, "shutdown": st.shutdown,
                    "not_before": st.not_before, "successor": st.successor, "source": st.source,
                    "url": st.url, "decides": ch == decides}

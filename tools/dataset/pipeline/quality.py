@@ -151,10 +151,24 @@ def lifecycle_report(snap, since):
     for ch in sorted(chan):
         print(f"  {ch:12s} " + ", ".join(f"{k} {v}" for k, v in sorted(chan[ch].items())))
     print("\nlifecycle pages (notices): rows on the page, events published, rows without an event and why")
-    published = Counter(st["source"] for _k, _m, st in lifecycle_events(snap, "0000-00-00"))
-    carried = {(m["id"], st["channel"], st["source"]) for m in snap["models"] for st in m.get("lifecycle", ())}
+    notices = sorted(evidence.load() + limit_evidence.load(), key=lambda n: n["id"])
+    stated = defaultdict(set)       # (notice source, model) -> the days its rows state
+    for n in notices:
+        for d in n.get("deprecations", ()):
+            stated[(evidence.source_of(n), d["model"])] |= {d.get("announced"), d.get("shutdown")}
+    # an event counts for the notice that states its day (a statement may draw on several, oldest
+    # first): a deprecation for the first that states it, a retirement for the newest
+    published = Counter()
+    for kind, m, st in lifecycle_events(snap, "0000-00-00"):
+        day, srcs = st["announced"], st["source"].split(evidence.SOURCES_SEP)
+        if kind == "retirement":
+            day, srcs = st["shutdown"], srcs[::-1]
+        published[next((src for src in srcs if day in stated[(src, m["id"])]), srcs[0])] += 1
+    # a statement drawing on several notices names them all (evidence.SOURCES_SEP)
+    carried = {(m["id"], st["channel"], src) for m in snap["models"] for st in m.get("lifecycle", ())
+               for src in st["source"].split(evidence.SOURCES_SEP)}
     models = {m["id"] for m in snap["models"]}
-    for n in sorted(evidence.load() + limit_evidence.load(), key=lambda n: n["id"]):
+    for n in notices:
         if "deprecations" not in n:
             continue
         src = evidence.source_of(n)
@@ -164,7 +178,8 @@ def lifecycle_report(snap, since):
             if d["model"] not in models:
                 why["no model of the snapshot"] += 1
             elif not any((d["model"], ch, src) in carried for ch in chans):
-                why["superseded by a newer row, or a channel that does not sell the model"] += 1
+                why["superseded by the rows around it (an older deprecation day, a newer end and successor), "
+                    "or a channel that does not sell the model"] += 1
             elif not (d.get("announced") or d.get("shutdown")):
                 why["no day stated (" + ("a planned end only" if d.get("not_before") else "deprecated, undated") + ")"] += 1
         rows = len(n["deprecations"]) + len(n.get("not_entered", ()))

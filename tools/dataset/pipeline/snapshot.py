@@ -74,8 +74,8 @@ class Snapshot:
                      if (meta["id"], ch) in self.notice_deprecations}
             status, dep, retirement, successor, statements, withheld = lifecycle(
                 [(k[1], s) for k, s in rows], gen, pages, self.shutdown_recorded)
-            for rule, field, day in withheld:
-                self.tally.quarantine((ent, "all", field, None), rule, [Step(day, day)])
+            for rule, ch, field, day, srcs, detail in withheld:
+                self.tally.quarantine((ent, ch, field, None), rule, [Step(day, day, srcs=set(srcs))], detail)
             name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
             models_out.append({
                 "id": meta["id"], "provider": ent[0], "name": name, "kind": kind, "modality": modality,

@@ -8,7 +8,7 @@ Standard library only.
 import unittest
 
 from pipeline import evidence, limit_evidence
-from pipeline.lifecycle import lifecycle
+from pipeline.lifecycle import SHUTDOWN_MOVED, lifecycle
 
 from .helpers import steps
 
@@ -120,11 +120,64 @@ class Lifecycle(unittest.TestCase):
         got = lifecycle([("azure", azure)], self.GEN, self.pages("openai:computer-use-preview", "official"))
         self.assertEqual(got[:4], ("retired", "2026-04-22", "2026-07-23", "openai:gpt-5.6-terra"))
 
-    def test_the_newest_row_of_a_model_wins(self):
-        # OpenAI's page lists gpt-4-1106-preview twice: shut down 2026-03-26 (notice of 2025-09-26)
-        # and 2026-10-23 (notice of 2026-04-22); the newer announcement decides
-        st = self.DEPS[("openai:gpt-4-1106-preview", "official")]
-        self.assertEqual((st.announced, st.shutdown, st.successor), ("2026-04-22", "2026-10-23", "openai:gpt-5.6-sol"))
+    def test_a_deprecation_stays_on_its_first_day_while_a_newer_notice_moves_the_shutdown(self):
+        # OpenAI's deprecations page: its entry of 2025-09-15 deprecates
+        # gpt-4o-realtime-preview-2025-06-03 (removal 2026-05-07, replacement gpt-realtime-1.5); its
+        # family entry of 2026-07-20 deprecates `gpt-4o-realtime` again, removal 2027-01-20,
+        # replacement gpt-realtime-2.1 (no source prices it). The model was deprecated on
+        # 2025-09-15 (published 2026-07-20 before); it ends on 2027-01-20, 2026-05-07 listed
+        st = self.DEPS[("openai:gpt-4o-realtime-preview-2025-06-03", "official")]
+        self.assertEqual((st.announced, st.shutdown, st.successor), ("2025-09-15", "2027-01-20", None))
+        self.assertEqual(st.source, "provider openai-deprecations-2025-09-15; provider openai-deprecations-2026-07-20")
+        self.assertEqual(st.superseded, (("2026-05-07", "provider openai-deprecations-2025-09-15",
+                                          "provider openai-deprecations-2026-07-20"),))
+        # the same for its five siblings; the newer entry's replacement where a source prices it
+        for model, successor in (("gpt-4o-realtime-preview", None), ("gpt-4o-realtime-preview-2024-12-17", None),
+                                 ("gpt-4o-mini-realtime-preview", None), ("gpt-4o-audio-preview", "openai:gpt-audio-1.5"),
+                                 ("gpt-4o-mini-audio-preview", "openai:gpt-audio-1.5")):
+            st = self.DEPS[("openai:" + model, "official")]
+            self.assertEqual((st.announced, st.shutdown, st.successor), ("2025-09-15", "2027-01-20", successor), model)
+        # the card: deprecated since 2025-09-15, ends 2027-01-20; the moved day is listed, no event
+        official = self.series(("2025-07-31", "5"), ("2027-01-20", None), verified="2026-08-31")
+        status, dep, ret, successor, statements, withheld = lifecycle(
+            [("official", official)], self.GEN, self.pages("openai:gpt-4o-realtime-preview-2025-06-03", "official"))
+        self.assertEqual((status, dep, ret, successor), ("deprecated", "2025-09-15", "2027-01-20", None))
+        self.assertEqual([(st["announced"], st["shutdown"]) for st in statements], [("2025-09-15", "2027-01-20")])
+        self.assertEqual(withheld, [(SHUTDOWN_MOVED, "official", "retirement_date", "2026-05-07",
+                                     ("provider openai-deprecations-2025-09-15",),
+                                     "the newer statement (provider openai-deprecations-2026-07-20) states 2027-01-20")])
+
+    def test_a_build_as_of_a_past_day_keeps_the_shutdown_stated_then(self):
+        # before OpenAI's notice of 2026-07-20 the entry of 2025-09-15 was the page's last word
+        old = evidence.deprecations(evidence.known_by(evidence.load(), "2026-06-01"))
+        st = old[("openai:gpt-4o-audio-preview", "official")]
+        self.assertEqual((st.announced, st.shutdown, st.successor, st.superseded),
+                         ("2025-09-15", "2026-05-07", "openai:gpt-audio-1.5", ()))
+
+    def test_the_successor_comes_from_the_newest_row_naming_one(self):
+        # Microsoft's Azure OpenAI retirements: the copy of 2026-04-23 retires o1-preview on
+        # 2025-07-28, replacement o1; the page read on 2026-11-23 gives the day and no replacement
+        st = self.DEPS[("openai:o1-preview", "azure")]
+        self.assertEqual((st.announced, st.shutdown, st.successor), (None, "2025-07-28", "openai:o1"))
+        # Anthropic's page (covering Microsoft Foundry) deprecated Claude Opus 4.1 on 2026-06-05,
+        # replacement claude-opus-4-8; Azure's schedule read 2026-10-05 names claude-opus-5
+        st = self.DEPS[("anthropic:claude-opus-4-1", "azure")]
+        self.assertEqual((st.announced, st.shutdown, st.successor), ("2026-06-05", "2026-08-05", "anthropic:claude-opus-5"))
+
+    def test_a_newer_planned_end_restating_nothing_keeps_the_deprecation(self):
+        # made up: a page deprecated the model on 2026-01-10 (shutdown 2026-07-10); a newer table
+        # gives only a planned end: the model stays deprecated, the newer end is kept
+        notices = [{"id": "a", "url": "https://example.com/a", "read": "2026-01-10",
+                    "deprecations": [{"model": "m", "announced": "2026-01-10", "shutdown": "2026-07-10"}]},
+                   {"id": "b", "url": "https://example.com/b", "read": "2026-02-01",
+                    "deprecations": [{"model": "m", "not_before": "2026-09-01"}]}]
+        st = evidence.deprecations(notices)[("m", "official")]
+        self.assertEqual((st.announced, st.shutdown, st.not_before), ("2026-01-10", None, "2026-09-01"))
+        self.assertEqual(st.superseded, (("2026-07-10", "provider a", "provider b"),))
+        official = self.series(("2025-04-08", "1"), verified="2026-11-12")
+        status, dep, ret, _s, _st, withheld = lifecycle([("official", official)], "2026-11-12", {"official": st})
+        self.assertEqual((status, dep, ret), ("deprecated", "2026-01-10", None))
+        self.assertEqual(withheld[0][-1], "the newer statement (provider b) states a planned end not before 2026-09-01")
 
     def test_a_page_covering_a_cloud_names_that_channels_shutdown(self):
         # Amazon Bedrock's Claude 3.5 Haiku model card: end-of-life June 19, 2026, on Bedrock only
