@@ -93,7 +93,7 @@ pub const PENDING_CAP: u8 = 4;
 /// A shard given up because another process wanted it is not claimed again
 /// for this long.
 pub const SHARED_COOLDOWN: Duration = Duration::from_secs(30);
-/// The most subjects counted in memory per shard (a 40-byte entry each, about
+/// The most subjects counted in memory per shard (a 40-byte entry each, 55 to
 /// 130 bytes of the process's memory as measured: docs/keys.md).
 pub const MAX_SHARD_SUBJECTS: usize = 65_536;
 /// The most counts of held shards a round writes back (a shard being given
