@@ -500,7 +500,6 @@ impl Write {
 impl Shards {
     /// Runs the rounds until `stop` turns true (or its sender is dropped).
     pub(super) async fn run_rounds(&self, mut stop: tokio::sync::watch::Receiver<bool>) {
-        let shards = self;
         let mut last_evict = Instant::now();
         let mut last_round: Option<Instant> = None;
         while !*stop.borrow() {
@@ -508,20 +507,20 @@ impl Shards {
                 last_evict = Instant::now();
                 self.evict();
             }
-            if shards.held() > 0
+            if self.held() > 0
                 && (last_round.is_none_or(|at| at.elapsed() >= RENEW_EVERY) || self.due())
             {
                 last_round = Some(Instant::now());
                 self.round(SHARED_COOLDOWN).await;
             }
-            let pause = if shards.held() > 0 {
+            let pause = if self.held() > 0 {
                 ROUND_EVERY
             } else {
                 CLAIM_EVERY
             };
             tokio::select! {
                 _ = stop.changed() => {}
-                () = shards.wake.notified() => {}
+                () = self.wake.notified() => {}
                 () = tokio::time::sleep(pause) => {}
             }
         }
