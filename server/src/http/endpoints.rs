@@ -160,11 +160,7 @@ impl Answer for PostEndpoint {
     ) -> Result<(), ApiError> {
         Query::parse(req.uri().query(), &[])?;
         let body = json_body(req, MAX_BODY_BYTES).await?;
-        let envelope = self.0.run(state(depot), body).await?;
-        // Serialized at once: salvo's Json writes a value in many small
-        // pieces, a cost that showed in profiles of POST /estimate.
-        let bytes = serde_json::to_vec(&envelope)
-            .map_err(|e| ApiError::internal("writing an answer", &e))?;
+        let bytes = self.0.run(state(depot), body).await?;
         let _ = res.add_header(CACHE_CONTROL, "no-store", true);
         let _ = res.add_header(CONTENT_TYPE, "application/json; charset=utf-8", true);
         res.body = salvo::http::ResBody::Once(bytes.into());

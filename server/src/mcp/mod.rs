@@ -223,7 +223,12 @@ impl PricingMcp {
             Some(Operation {
                 kind: Kind::Post(post),
                 ..
-            }) => post.run(&self.state, args).await,
+            }) => {
+                // The REST answer's own text, read back: a tool's result is a value.
+                let text = post.run(&self.state, args).await?;
+                serde_json::from_slice(&text)
+                    .map_err(|e| ApiError::internal("reading a tool's answer", &e))
+            }
             Some(
                 operation @ Operation {
                     kind: Kind::Read(read),

@@ -117,8 +117,9 @@ fn read_body(value: Value) -> Result<Body, ApiError> {
     }
 }
 
-/// The cost of a body already parsed as JSON (the REST body or the MCP tool's arguments).
-pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiError> {
+/// The cost of a body already parsed as JSON (the REST body or the MCP tool's arguments),
+/// its envelope as JSON text.
+pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Vec<u8>, ApiError> {
     let body = read_body(body)?;
     if let Some(channel) = &body.channel
         && !CHANNELS.contains(&channel.as_str())
@@ -191,5 +192,5 @@ pub async fn cost_envelope(state: &AppState, body: Value) -> Result<Value, ApiEr
         out.insert("region".into(), json!(region));
         out.insert("currency".into(), json!("USD"));
     }
-    Ok(post_envelope(&result["as_of"], data, 1))
+    post_envelope(&result["as_of"], &data, 1)
 }

@@ -25,8 +25,9 @@ pub enum Post {
 }
 
 impl Post {
-    /// Its answer to a body already parsed as JSON: the whole envelope.
-    pub async fn run(self, state: &AppState, body: Value) -> Result<Value, ApiError> {
+    /// Its answer to a body already parsed as JSON: the whole envelope, as
+    /// JSON text (written once, from typed parts: `estimate::post_envelope`).
+    pub async fn run(self, state: &AppState, body: Value) -> Result<Vec<u8>, ApiError> {
         match self {
             Post::EstimateCost => estimate::estimate_envelope(state, body).await,
             Post::CostUsage => cost::cost_envelope(state, body).await,
