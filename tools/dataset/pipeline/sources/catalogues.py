@@ -37,8 +37,9 @@ sample (its repository not identified, so not a source here) gives x-ai/grok-vis
 00:00 UTC); their pages read "Created Nov 19, 2024" and "Created May 14, 2024". For models
 OpenRouter dropped before any copy above, stored copies of their pages give the day
 (tools/dataset/listings/openrouter-pages.json, each with its URL and the words read); each of the
-6 read falls between the last archived copy without the model and the first with it (radar.py:
-liquid/lfm-40b created 2024-09-30, archived from 2024-10-01, not on 2024-09-05).
+6 read of models the archived copies list falls between the last archived copy without the model
+and the first with it (radar.py: liquid/lfm-40b created 2024-09-30, archived from 2024-10-01, not on
+2024-09-05); google/palm-2-chat-bison (created 2023-07-20) is in none of them.
 
 Standard library only.
 """
