@@ -273,6 +273,11 @@ def normalise(model: str, channel: str = "") -> str:
     s = re.sub(r"^code-llama-", "codellama-", s)
     s = re.sub(r"^(codellama-\d+b(-instruct|-python)?)-hf$", r"\1", s)
     s = re.sub(r"-maas$", "", s)
+    # AI21 names Jamba by size first from 1.6 on (its API's `jamba-large-1.6`); OpenRouter keeps
+    # the 1.5 order (`ai21/jamba-1.6-large`): one model per size and version
+    s = re.sub(r"^jamba-(1-[6-9]|[2-9]-\d+)-(large|mini)$", r"jamba-\2-\1", s)
+    # Fireworks names Microsoft's Phi-2 (2.7B parameters) `phi-2-3b`; Together `microsoft/phi-2`
+    s = re.sub(r"^phi-2-3b$", "phi-2", s)
     m = re.match(r"^claude-(\d+)(?:-(\d))?-(opus|sonnet|haiku)(.*)$", s)
     if m and int(m.group(1)) >= 4:                              # claude-4-opus -> claude-opus-4
         s = f"claude-{m.group(3)}-{m.group(1)}" + (f"-{m.group(2)}" if m.group(2) else "") + m.group(4)

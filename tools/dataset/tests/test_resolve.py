@@ -1,6 +1,6 @@
 """Entity resolution's makers and merges on the real rows of the pinned sources
 (docs/snapshot-format.md 5.1 and 5.3): other makers' fine-tunes sold under a base model's name,
-one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings,
+one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings, Jamba 1.6's two orders, Fireworks' Phi-2,
 and the ids the snapshot published before, kept as aliases (tools/dataset/former_ids.json).
 Standard library only.
 """
@@ -95,6 +95,23 @@ class OneModel(unittest.TestCase):
         py, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/code-llama-34b-python",
                             {"litellm_provider": "fireworks_ai"})
         self.assertEqual(entity(py), ("meta", "codellama-34b-python"))
+
+    def test_jamba_16_in_openrouters_order_is_ai21s_model(self):
+        # genai-prices 0.2.3 (OpenRouter) and litellm 1.80.17 (AI21's own API): AI21 puts the size
+        # first from 1.6 on; 1.5 keeps its own order on both
+        for orr_id, own in (("ai21/jamba-1.6-large", "jamba-large-1.6"), ("ai21/jamba-1.6-mini", "jamba-mini-1.6")):
+            orr, _ = genai_ref("openrouter", orr_id)
+            off, _ = litellm_ref(own, {"litellm_provider": "ai21"})
+            self.assertEqual(entity(orr), entity(off), orr_id)
+            self.assertEqual(off.channel, "official")
+        old, _ = litellm_ref("jamba-1.5-large", {"litellm_provider": "ai21"})
+        self.assertEqual(entity(old), ("ai21", "jamba-1-5-large"))
+
+    def test_fireworks_phi_2_3b_is_microsofts_phi_2(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/phi-2-3b", {"litellm_provider": "fireworks_ai"})
+        tg, _ = genai_ref("together", "microsoft/phi-2")
+        self.assertEqual(entity(fw), entity(tg))
+        self.assertEqual(entity(tg), ("microsoft", "phi-2"))
 
 
 class FormerIds(unittest.TestCase):
