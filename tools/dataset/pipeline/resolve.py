@@ -273,6 +273,9 @@ def normalise(model: str, channel: str = "") -> str:
     s = re.sub(r"^code-llama-", "codellama-", s)
     s = re.sub(r"^(codellama-\d+b(-instruct|-python)?)-hf$", r"\1", s)
     s = re.sub(r"-maas$", "", s)
+    # Snorkel AI published one PairRM-DPO model, the 7B Snorkel-Mistral-PairRM-DPO (Together's id);
+    # Fireworks names it with the size, `snorkel-mistral-7b-pairrm-dpo`
+    s = re.sub(r"^snorkel-mistral-7b-pairrm-dpo$", "snorkel-mistral-pairrm-dpo", s)
     m = re.match(r"^claude-(\d+)(?:-(\d))?-(opus|sonnet|haiku)(.*)$", s)
     if m and int(m.group(1)) >= 4:                              # claude-4-opus -> claude-opus-4
         s = f"claude-{m.group(3)}-{m.group(1)}" + (f"-{m.group(2)}" if m.group(2) else "") + m.group(4)

@@ -96,6 +96,14 @@ class OneModel(unittest.TestCase):
                             {"litellm_provider": "fireworks_ai"})
         self.assertEqual(entity(py), ("meta", "codellama-34b-python"))
 
+    def test_snorkels_two_spellings_are_one_model(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/snorkel-mistral-7b-pairrm-dpo",
+                            {"litellm_provider": "fireworks_ai"})
+        tg, _ = genai_ref("together", "snorkelai/Snorkel-Mistral-PairRM-DPO")
+        self.assertEqual(fw.mkey, "snorkel-mistral-pairrm-dpo")
+        self.assertEqual(fw.mkey, tg.mkey)
+        self.assertEqual(tg.maker, "snorkelai")
+
 
 class FormerIds(unittest.TestCase):
     """On the bundled snapshot: every former id resolves to the model it names now."""
