@@ -96,13 +96,27 @@ class OneModel(unittest.TestCase):
                             {"litellm_provider": "fireworks_ai"})
         self.assertEqual(entity(py), ("meta", "codellama-34b-python"))
 
-    def test_snorkels_two_spellings_are_one_model(self):
-        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/snorkel-mistral-7b-pairrm-dpo",
-                            {"litellm_provider": "fireworks_ai"})
-        tg, _ = genai_ref("together", "snorkelai/Snorkel-Mistral-PairRM-DPO")
-        self.assertEqual(fw.mkey, "snorkel-mistral-pairrm-dpo")
-        self.assertEqual(fw.mkey, tg.mkey)
-        self.assertEqual(tg.maker, "snorkelai")
+    def test_one_model_two_channels_spell_apart(self):
+        """resolve.SAME_MODEL on the real ids of the pinned sources: each pair is one model."""
+        def ll(key):
+            ref, _ = litellm_ref(key, {"litellm_provider": key.split("/")[0]})
+            return entity(ref)
+        pairs = (
+            (ll("fireworks_ai/accounts/fireworks/models/snorkel-mistral-7b-pairrm-dpo"),
+             entity(genai_ref("together", "snorkelai/Snorkel-Mistral-PairRM-DPO")[0])),
+            (ll("together_ai/nvidia/Llama-3.1-Nemotron-70B-Instruct-HF"),
+             ll("fireworks_ai/accounts/fireworks/models/llama-v3p1-nemotron-70b-instruct")),
+            (ll("novita/sao10k/l3-8b-lunaris"), ll("openrouter/sao10k/l3-lunaris-8b")),
+            (ll("novita/sao10k/l3-70b-euryale-v2.1"), ll("openrouter/sao10k/l3-euryale-70b")),
+            (ll("novita/sao10k/l31-70b-euryale-v2.2"), ll("openrouter/sao10k/l3.1-euryale-70b")),
+            (ll("fireworks_ai/accounts/fireworks/models/cogito-671b-v2-p1"),
+             ll("openrouter/deepcogito/cogito-v2.1-671b")),
+        )
+        for a, b in pairs:
+            self.assertEqual(a[1], b[1])
+        self.assertEqual(pairs[0][1], ("snorkelai", "snorkel-mistral-pairrm-dpo"))
+        # the Llama 3 Euryale v2.1 and the Llama 3.1 Euryale v2.2 stay two models
+        self.assertNotEqual(pairs[3][0], pairs[4][0])
 
 
 class FormerIds(unittest.TestCase):
