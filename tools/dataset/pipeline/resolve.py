@@ -283,7 +283,27 @@ def normalise(model: str, channel: str = "") -> str:
         s = f"claude-{m.group(3)}-{m.group(1)}" + (f"-{m.group(2)}" if m.group(2) else "") + m.group(4)
     s = re.sub(r"^(claude-(?:opus|sonnet|haiku)-\d+)-0$", r"\1", s)   # claude-opus-4-0 -> claude-opus-4
     s = re.sub(r"-default$", "", s)                            # vertex claude-opus-4-6@default
-    return re.sub(r"-+", "-", s).strip("-")
+    s = re.sub(r"-+", "-", s).strip("-")
+    return SAME_MODEL.get(s, s)
+
+
+# one model that two channels spell apart beyond the habits above (match key -> the other channel's
+# key), each the maker's one release of that name (the makers' pages: tools/dataset/former_ids.json)
+SAME_MODEL = {
+    # Snorkel AI's one PairRM-DPO model, the 7B Snorkel-Mistral-PairRM-DPO: Fireworks names the size
+    "snorkel-mistral-7b-pairrm-dpo": "snorkel-mistral-pairrm-dpo",
+    # NVIDIA's Llama-3.1-Nemotron-70B-Instruct-HF is the same model converted to the Hugging Face
+    # format (its card says so), as Together's Code Llama `-hf` ids are Code Llama
+    "llama-3-1-nemotron-70b-instruct-hf": "llama-3-1-nemotron-70b-instruct",
+    # Sao10K's L3-8B-Lunaris-v1, L3-70B-Euryale-v2.1 and L3.1-70B-Euryale-v2.2: Novita's ids keep the
+    # Hugging Face names, OpenRouter's put the size last and drop the version
+    "l3-8b-lunaris": "l3-lunaris-8b",
+    "l3-70b-euryale-v2-1": "l3-euryale-70b",
+    "l31-70b-euryale-v2-2": "l3-1-euryale-70b",
+    # Deep Cogito's Cogito v2.1 671B (Hugging Face deepcogito/cogito-671b-v2.1): Fireworks spells the
+    # version `v2-p1`, OpenRouter `cogito-v2.1-671b`
+    "cogito-671b-v2-p1": "cogito-v2-1-671b",
+}
 
 
 def split_date(mkey: str):

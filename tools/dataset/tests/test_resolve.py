@@ -113,6 +113,28 @@ class OneModel(unittest.TestCase):
         self.assertEqual(entity(fw), entity(tg))
         self.assertEqual(entity(tg), ("microsoft", "phi-2"))
 
+    def test_one_model_two_channels_spell_apart(self):
+        """resolve.SAME_MODEL on the real ids of the pinned sources: each pair is one model."""
+        def ll(key):
+            ref, _ = litellm_ref(key, {"litellm_provider": key.split("/")[0]})
+            return entity(ref)
+        pairs = (
+            (ll("fireworks_ai/accounts/fireworks/models/snorkel-mistral-7b-pairrm-dpo"),
+             entity(genai_ref("together", "snorkelai/Snorkel-Mistral-PairRM-DPO")[0])),
+            (ll("together_ai/nvidia/Llama-3.1-Nemotron-70B-Instruct-HF"),
+             ll("fireworks_ai/accounts/fireworks/models/llama-v3p1-nemotron-70b-instruct")),
+            (ll("novita/sao10k/l3-8b-lunaris"), ll("openrouter/sao10k/l3-lunaris-8b")),
+            (ll("novita/sao10k/l3-70b-euryale-v2.1"), ll("openrouter/sao10k/l3-euryale-70b")),
+            (ll("novita/sao10k/l31-70b-euryale-v2.2"), ll("openrouter/sao10k/l3.1-euryale-70b")),
+            (ll("fireworks_ai/accounts/fireworks/models/cogito-671b-v2-p1"),
+             ll("openrouter/deepcogito/cogito-v2.1-671b")),
+        )
+        for a, b in pairs:
+            self.assertEqual(a[1], b[1])
+        self.assertEqual(pairs[0][1], ("snorkelai", "snorkel-mistral-pairrm-dpo"))
+        # the Llama 3 Euryale v2.1 and the Llama 3.1 Euryale v2.2 stay two models
+        self.assertNotEqual(pairs[3][0], pairs[4][0])
+
 
 class FormerIds(unittest.TestCase):
     """On the bundled snapshot: every former id resolves to the model it names now."""
