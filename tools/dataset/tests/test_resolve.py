@@ -1,7 +1,8 @@
 """Entity resolution's makers and merges on the real rows of the pinned sources
 (docs/snapshot-format.md 5.1 and 5.3): other makers' fine-tunes sold under a base model's name,
-one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings,
-and the ids the snapshot published before, kept as aliases (tools/dataset/former_ids.json).
+one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings, a
+fine-tune's price under its base model's id, and the ids the snapshot published before, kept as
+aliases (tools/dataset/former_ids.json).
 Standard library only.
 """
 import gzip
@@ -95,6 +96,18 @@ class OneModel(unittest.TestCase):
         py, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/code-llama-34b-python",
                             {"litellm_provider": "fireworks_ai"})
         self.assertEqual(entity(py), ("meta", "codellama-34b-python"))
+
+    def test_a_fine_tunes_price_under_its_base_id_is_the_ft_model(self):
+        # genai-prices 0.2.3 prices fine-tuned GPT-4o mini twice, both "GPT-4o Mini fine tuned." at
+        # 0.3 / 1.2 USD: as `ft:gpt-4o-mini` (matching `ft:gpt-4o-mini-2024-`) and as
+        # `gpt-4o-mini-2024-07-18.ft-` (matching ids starting so); the dated key joins its undated base
+        ft, _ = genai_ref("openai", "ft:gpt-4o-mini")
+        dotted, _ = genai_ref("openai", "gpt-4o-mini-2024-07-18.ft-")
+        self.assertEqual(entity(ft), ("openai", "ft-gpt-4o-mini"))
+        self.assertEqual(entity(dotted), ("openai", "ft-gpt-4o-mini-2024-07-18"))
+        # the base model itself is untouched
+        base, _ = genai_ref("openai", "gpt-4o-mini-2024-07-18")
+        self.assertEqual(entity(base), ("openai", "gpt-4o-mini-2024-07-18"))
 
 
 class FormerIds(unittest.TestCase):
