@@ -257,6 +257,9 @@ def slugify(s: str) -> str:
 def normalise(model: str, channel: str = "") -> str:
     """Match key: lower case, punctuation and host naming habits smoothed out."""
     s = model.lower().replace("_", "-").replace(" ", "-")
+    # a fine-tune's price under its base model's id with `.ft-` (genai-prices' gpt-4o-mini-2024-07-18.ft-,
+    # the same price as its ft:gpt-4o-mini) is the `ft:` model: ft-gpt-4o-mini-2024-07-18
+    s = re.sub(r"^(.+)\.ft-?$", r"ft-\1", s)
     s = re.sub(r"(\d)p(\d)", r"\1.\2", s)                      # fireworks: llama-v3p1 -> llama-v3.1
     s = re.sub(r"llama-?v(\d)", r"llama-\1", s)                # llama-v3 -> llama-3
     s = re.sub(r"^meta-llama-", "llama-", s)                   # Meta-Llama-3.1-8B -> llama-3.1-8b

@@ -2,6 +2,9 @@
 (docs/snapshot-format.md 5.1 and 5.3): other makers' fine-tunes sold under a base model's name,
 one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings, Jamba 1.6's two orders, Fireworks' Phi-2,
 and the ids the snapshot published before, kept as aliases (tools/dataset/former_ids.json).
+one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings, a
+fine-tune's price under its base model's id, and the ids the snapshot published before, kept as
+aliases (tools/dataset/former_ids.json).
 Standard library only.
 """
 import gzip
@@ -134,6 +137,17 @@ class OneModel(unittest.TestCase):
         self.assertEqual(pairs[0][1], ("snorkelai", "snorkel-mistral-pairrm-dpo"))
         # the Llama 3 Euryale v2.1 and the Llama 3.1 Euryale v2.2 stay two models
         self.assertNotEqual(pairs[3][0], pairs[4][0])
+    def test_a_fine_tunes_price_under_its_base_id_is_the_ft_model(self):
+        # genai-prices 0.2.3 prices fine-tuned GPT-4o mini twice, both "GPT-4o Mini fine tuned." at
+        # 0.3 / 1.2 USD: as `ft:gpt-4o-mini` (matching `ft:gpt-4o-mini-2024-`) and as
+        # `gpt-4o-mini-2024-07-18.ft-` (matching ids starting so); the dated key joins its undated base
+        ft, _ = genai_ref("openai", "ft:gpt-4o-mini")
+        dotted, _ = genai_ref("openai", "gpt-4o-mini-2024-07-18.ft-")
+        self.assertEqual(entity(ft), ("openai", "ft-gpt-4o-mini"))
+        self.assertEqual(entity(dotted), ("openai", "ft-gpt-4o-mini-2024-07-18"))
+        # the base model itself is untouched
+        base, _ = genai_ref("openai", "gpt-4o-mini-2024-07-18")
+        self.assertEqual(entity(base), ("openai", "gpt-4o-mini-2024-07-18"))
 
 
 class FormerIds(unittest.TestCase):
