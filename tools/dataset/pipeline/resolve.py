@@ -273,6 +273,9 @@ def normalise(model: str, channel: str = "") -> str:
     s = re.sub(r"^code-llama-", "codellama-", s)
     s = re.sub(r"^(codellama-\d+b(-instruct|-python)?)-hf$", r"\1", s)
     s = re.sub(r"-maas$", "", s)
+    # DeepSeek's distill of R1-0528 into Qwen3 8B is DeepSeek-R1-0528-Qwen3-8B (its model card);
+    # Fireworks calls it `deepseek-r1-0528-distill-qwen3-8b`
+    s = re.sub(r"^(deepseek-r1-0528)-distill-(qwen3-8b)$", r"\1-\2", s)
     m = re.match(r"^claude-(\d+)(?:-(\d))?-(opus|sonnet|haiku)(.*)$", s)
     if m and int(m.group(1)) >= 4:                              # claude-4-opus -> claude-opus-4
         s = f"claude-{m.group(3)}-{m.group(1)}" + (f"-{m.group(2)}" if m.group(2) else "") + m.group(4)

@@ -96,6 +96,16 @@ class OneModel(unittest.TestCase):
                             {"litellm_provider": "fireworks_ai"})
         self.assertEqual(entity(py), ("meta", "codellama-34b-python"))
 
+    def test_deepseeks_r1_0528_distill_into_qwen3_8b_is_one_model_under_fireworks_and_novitas_ids(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/deepseek-r1-0528-distill-qwen3-8b",
+                            {"litellm_provider": "fireworks_ai"})
+        nv, _ = litellm_ref("novita/deepseek/deepseek-r1-0528-qwen3-8b", {"litellm_provider": "novita"})
+        self.assertEqual({entity(fw), entity(nv)}, {("deepseek", "deepseek-r1-0528-qwen3-8b")})
+        # the earlier distills keep DeepSeek's own `-distill-` names
+        old, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/deepseek-r1-distill-qwen-7b",
+                             {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(entity(old), ("deepseek", "deepseek-r1-distill-qwen7b"))
+
 
 class FormerIds(unittest.TestCase):
     """On the bundled snapshot: every former id resolves to the model it names now."""
