@@ -106,6 +106,25 @@ class OneModel(unittest.TestCase):
                              {"litellm_provider": "fireworks_ai"})
         self.assertEqual(entity(old), ("deepseek", "deepseek-r1-distill-qwen7b"))
 
+    def test_baidus_paddle_and_pytorch_weights_of_an_ernie_4_5_model_are_one_model(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/ernie-4p5-300b-a47b-pt",
+                            {"litellm_provider": "fireworks_ai"})
+        nv, _ = litellm_ref("novita/baidu/ernie-4.5-300b-a47b-paddle", {"litellm_provider": "novita"})
+        orr, _ = litellm_ref("openrouter/baidu/ernie-4.5-300b-a47b", {"litellm_provider": "openrouter"})
+        self.assertEqual({entity(fw), entity(nv), entity(orr)}, {("baidu", "ernie-4-5-300b-a47b")})
+        small, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/ernie-4p5-21b-a3b-pt",
+                               {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(entity(small), ("baidu", "ernie-4-5-21b-a3b"))
+        # the thinking model stays its own
+        th, _ = litellm_ref("novita/baidu/ernie-4.5-21B-a3b-thinking", {"litellm_provider": "novita"})
+        self.assertEqual(entity(th), ("baidu", "ernie-4-5-21b-a3b-thinking"))
+
+    def test_minimaxs_m2_her_is_openrouters_minimax_m2_her(self):
+        official, _ = genai_ref("minimax", "M2-her")
+        orr, _ = litellm_ref("openrouter/minimax/minimax-m2-her", {"litellm_provider": "openrouter"})
+        self.assertEqual(entity(official), entity(orr))
+        self.assertEqual(official.channel, "official")
+
 
 class FormerIds(unittest.TestCase):
     """On the bundled snapshot: every former id resolves to the model it names now."""
