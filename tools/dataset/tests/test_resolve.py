@@ -148,6 +148,34 @@ class OneModel(unittest.TestCase):
         # the base model itself is untouched
         base, _ = genai_ref("openai", "gpt-4o-mini-2024-07-18")
         self.assertEqual(entity(base), ("openai", "gpt-4o-mini-2024-07-18"))
+    def test_deepseeks_r1_0528_distill_into_qwen3_8b_is_one_model_under_fireworks_and_novitas_ids(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/deepseek-r1-0528-distill-qwen3-8b",
+                            {"litellm_provider": "fireworks_ai"})
+        nv, _ = litellm_ref("novita/deepseek/deepseek-r1-0528-qwen3-8b", {"litellm_provider": "novita"})
+        self.assertEqual({entity(fw), entity(nv)}, {("deepseek", "deepseek-r1-0528-qwen3-8b")})
+        # the earlier distills keep DeepSeek's own `-distill-` names
+        old, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/deepseek-r1-distill-qwen-7b",
+                             {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(entity(old), ("deepseek", "deepseek-r1-distill-qwen7b"))
+
+    def test_baidus_paddle_and_pytorch_weights_of_an_ernie_4_5_model_are_one_model(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/ernie-4p5-300b-a47b-pt",
+                            {"litellm_provider": "fireworks_ai"})
+        nv, _ = litellm_ref("novita/baidu/ernie-4.5-300b-a47b-paddle", {"litellm_provider": "novita"})
+        orr, _ = litellm_ref("openrouter/baidu/ernie-4.5-300b-a47b", {"litellm_provider": "openrouter"})
+        self.assertEqual({entity(fw), entity(nv), entity(orr)}, {("baidu", "ernie-4-5-300b-a47b")})
+        small, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/ernie-4p5-21b-a3b-pt",
+                               {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(entity(small), ("baidu", "ernie-4-5-21b-a3b"))
+        # the thinking model stays its own
+        th, _ = litellm_ref("novita/baidu/ernie-4.5-21B-a3b-thinking", {"litellm_provider": "novita"})
+        self.assertEqual(entity(th), ("baidu", "ernie-4-5-21b-a3b-thinking"))
+
+    def test_minimaxs_m2_her_is_openrouters_minimax_m2_her(self):
+        official, _ = genai_ref("minimax", "M2-her")
+        orr, _ = litellm_ref("openrouter/minimax/minimax-m2-her", {"litellm_provider": "openrouter"})
+        self.assertEqual(entity(official), entity(orr))
+        self.assertEqual(official.channel, "official")
 
 
 class FormerIds(unittest.TestCase):
