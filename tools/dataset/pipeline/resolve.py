@@ -279,16 +279,9 @@ def normalise(model: str, channel: str = "") -> str:
     # AI21 names Jamba by size first from 1.6 on (its API's `jamba-large-1.6`); OpenRouter keeps
     # the 1.5 order (`ai21/jamba-1.6-large`): one model per size and version
     s = re.sub(r"^jamba-(1-[6-9]|[2-9]-\d+)-(large|mini)$", r"jamba-\2-\1", s)
-    # Fireworks names Microsoft's Phi-2 (2.7B parameters) `phi-2-3b`; Together `microsoft/phi-2`
-    s = re.sub(r"^phi-2-3b$", "phi-2", s)
-    # DeepSeek's distill of R1-0528 into Qwen3 8B is DeepSeek-R1-0528-Qwen3-8B (its model card);
-    # Fireworks calls it `deepseek-r1-0528-distill-qwen3-8b`
-    s = re.sub(r"^(deepseek-r1-0528)-distill-(qwen3-8b)$", r"\1-\2", s)
     # Baidu publishes each ERNIE 4.5 model twice, "-Paddle" (PaddlePaddle weights) and "-PT"
     # (Transformer-style PyTorch weights), its model cards say: one model (as Code Llama's `-hf`)
     s = re.sub(r"^(ernie-4-5-.+)-(pt|paddle)$", r"\1", s)
-    # MiniMax's API id of MiniMax-M2-her is `M2-her`, without the `MiniMax-` its other ids carry
-    s = re.sub(r"^m2-her$", "minimax-m2-her", s)
     m = re.match(r"^claude-(\d+)(?:-(\d))?-(opus|sonnet|haiku)(.*)$", s)
     if m and int(m.group(1)) >= 4:                              # claude-4-opus -> claude-opus-4
         s = f"claude-{m.group(3)}-{m.group(1)}" + (f"-{m.group(2)}" if m.group(2) else "") + m.group(4)
@@ -314,6 +307,13 @@ SAME_MODEL = {
     # Deep Cogito's Cogito v2.1 671B (Hugging Face deepcogito/cogito-671b-v2.1): Fireworks spells the
     # version `v2-p1`, OpenRouter `cogito-v2.1-671b`
     "cogito-671b-v2-p1": "cogito-v2-1-671b",
+    # Fireworks names Microsoft's Phi-2 (2.7B parameters) `phi-2-3b`; Together `microsoft/phi-2`
+    "phi-2-3b": "phi-2",
+    # DeepSeek's distill of R1-0528 into Qwen3 8B is DeepSeek-R1-0528-Qwen3-8B (its model card);
+    # Fireworks calls it `deepseek-r1-0528-distill-qwen3-8b`
+    "deepseek-r1-0528-distill-qwen3-8b": "deepseek-r1-0528-qwen3-8b",
+    # MiniMax's API id of MiniMax-M2-her is `M2-her`, without the `MiniMax-` its other ids carry
+    "m2-her": "minimax-m2-her",
 }
 
 
