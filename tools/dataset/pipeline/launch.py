@@ -12,7 +12,8 @@ tried in this order:
    its `created` field gives, from copies of `/api/v1/models` kept in repositories, or as the
    model's page on OpenRouter shows it, sources/catalogues.py;
    passed over where an archived copy after that day lists neither the model nor a variant of it,
-   radar.unlisted_after), Bedrock's model list, Azure's retail price list (the earliest
+   radar.unlisted_after), Together's model list (the day it created the model's record, from
+   copies of its `/models/info` kept in a repository, sources/catalogues.py), Bedrock's model list, Azure's retail price list (the earliest
    `effectiveStartDate` of its meters, sources/azure_prices.py; always a month's first day, a billing
    month: precision `month`).
 4. `reported`: a secondary source's record of the day the maker released the model: models.dev's
@@ -79,7 +80,8 @@ IMPORTED_LEDGER = "added by litellm on a day it imported a catalogue (more than 
 LISTED, LISTED_VALUE = "listed", "yes"
 # the sightings that are a maker's or a channel's own listing (the rest are secondary sources')
 FIRST_PARTY_SOURCES = {"openai/openai-python", "anthropics/anthropic-sdk-python", "xai-org/xai-sdk-python",
-                       "mirai73/bedrock-models", "azure-genai-prices", "model-price-radar", "openrouter-api", "openrouter-page"}
+                       "mirai73/bedrock-models", "azure-genai-prices", "model-price-radar", "openrouter-api", "openrouter-page",
+                       "together-api"}
 PASSED_LATE = "launch day later than a sighting of the model on sale (more than 7 days): not its launch"
 UNLISTED = "created before an archived copy of the catalogue that does not list it: not its first listing"
 BEDROCK_LOOSE = "first Bedrock pull listing it more than 7 days after the pull before: no day"

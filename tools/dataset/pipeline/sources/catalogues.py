@@ -41,6 +41,26 @@ OpenRouter dropped before any copy above, stored copies of their pages give the 
 and the first with it (radar.py: liquid/lfm-40b created 2024-09-30, archived from 2024-10-01, not on
 2024-09-05); google/palm-2-chat-bison (created 2023-07-20) is in none of them.
 
+Together's own model list is kept the same way: a repository that committed Together's older
+`/models/info` answer (WebDB-App/app, five commits of four lists, 2024-01-12 to 2024-04-03) gives
+each model record's `created_at`, the time Together created the model's record (the same value its
+`/v1/models` answers as `created`: Austism/chronos-hermes-13b, 2023-08-24T17:08:25Z, 1692896905 in
+both). A record's `_id` (a 24-hex-digit object id) begins with the time the record was inserted
+(Unix seconds, 8 hex digits). The two agree for most records (Together listed Llama 2 on
+2023-07-18 and Code Llama on 2023-08-24, the days Meta released them; Qwen 1.5 on 2024-02-05;
+its own LLaMA-2-7B-32K on 2023-07-27 and StripedHyena on 2023-12-08, the days before and of its
+blog posts), but where a record was made from another, `created_at` is the other's:
+togethercomputer/Llama-2-7B-32K-Instruct says 2023-07-27, the day of LLaMA-2-7B-32K, while its
+record was inserted on 2023-08-17; cognitivecomputations/dolphin-2.5-mixtral-8x7b says 2023-09-05
+(MythoMax's time to the millisecond), three months before Mistral released Mixtral, its base. Of the 183 records of the copies, 159 agree, 23
+carry a `created_at` earlier than their insertion and none a later one: Together does not reset it
+when it lists a model again, it carries it over (the 15 records it made on 2024-01-16 under Hugging
+Face ids, meta-llama/Llama-2-7b-hf among them, keep the days of the togethercomputer/ ids they
+replaced). So a Together record gives its day only where `created_at` and the insertion time
+fall on the same UTC day (together_day); the rest are set aside by extract_listings.py, as are the
+records of a day on which Together created more than 20 of them (extract_listings.BULK; 2023-06-23
+and 2023-07-11: imports of models already on sale, RedPajama-INCITE among them).
+
 Standard library only.
 """
 import datetime as dt
@@ -52,26 +72,55 @@ from . import listings
 
 # the facts files (tools/dataset/listings/<name>.json) of channel catalogues, and their channel
 CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter",
-              "openrouter-openrouter-free-api": "openrouter", "openrouter-pages": "openrouter"}
+              "openrouter-openrouter-free-api": "openrouter", "openrouter-pages": "openrouter",
+              "together-webdb-app": "together"}
 # how a launch names the source: the channel's list, the field read, the copy it was read in
-LABELS = {"openrouter": "openrouter-api created"}
+LABELS = {"openrouter": "openrouter-api created", "together": "together-api created_at"}
 # ... or the channel's page of the model that shows the field
 PAGE_LABELS = {"openrouter": "openrouter-page Created"}
 CREATED = re.compile(r"Created ([A-Z][a-z]{2}) (\d{1,2}), (\d{4})")
+DAY = re.compile(r"\d{4}-\d\d-\d\d")
 
 
 def created_days(doc, channel):
     """{model id: day} of one copy of a channel's model list (the API's answer, or its `data`
-    list alone): the UTC day of each model's `created` field. ValueError when `doc` is no copy of
-    the list."""
+    list alone): the UTC day of each model's `created` field (OpenRouter), or of each record's
+    `created_at` where the record's insertion time agrees (Together, together_day). ValueError
+    when `doc` is no copy of the list."""
     rows = doc.get("data") if isinstance(doc, dict) else doc
-    if channel != "openrouter" or not isinstance(rows, list):
+    if channel not in LABELS or not isinstance(rows, list):
         raise ValueError(f"not a copy of the {channel} model list")
     out = {}
     for r in rows:
-        if isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("created"), int):
-            out[r["id"]] = dt.datetime.fromtimestamp(r["created"], dt.timezone.utc).date().isoformat()
+        if channel == "together":
+            day = together_day(r)
+            if day:
+                out[r["name"]] = day
+        elif isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("created"), int):
+            out[r["id"]] = utc_day(r["created"])
     return out
+
+
+def listed_ids(doc, channel):
+    """The model ids one copy of a channel's model list shows, dated or not."""
+    rows = doc.get("data") if isinstance(doc, dict) else doc
+    key = "name" if channel == "together" else "id"
+    return {r[key] for r in rows if isinstance(r, dict) and isinstance(r.get(key), str)}
+
+
+def together_day(row):
+    """The UTC day of a record of Together's `/models/info` (`name`, `created_at`, `_id`) when
+    its `created_at` and the insertion time its `_id` begins with fall on the same day; else None
+    (a record made from another keeps the other's `created_at`: the module's docstring)."""
+    if not (isinstance(row, dict) and isinstance(row.get("name"), str) and isinstance(row.get("created_at"), str)
+            and re.fullmatch(r"[0-9a-f]{24}", str(row.get("_id")))):
+        return None
+    day = row["created_at"][:10]
+    return day if DAY.fullmatch(day) and utc_day(int(row["_id"][:8], 16)) == day else None
+
+
+def utc_day(seconds):
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date().isoformat()
 
 
 def page_day(says):
