@@ -28,7 +28,10 @@ skissue/gptel-openrouter-models (daily, 2026-02-27 to 2026-05-01) and Xiechengqi
 others have the same day in every copy; it adds 50 ids OpenRouter dropped before 2026-02. No day
 is a re-import of the catalogue: the most models (without variants) any day gives is 14
 (2026-04-27: Qwen 3.6, whisper-1 and the `~` aliases), then 12 (2025-11-18: the day OpenRouter
-began listing embedding models), each the day OpenRouter added them.
+began listing embedding models), each the day OpenRouter added them. zny05/openrouter-trans-merge-litellm-costmap keeps one copy
+of 2026-09-16 or later (its newest `created`), of which no snapshot could be fetched: its 42
+newest entries (created 2026-08-20 to 2026-09-16, after the copy of 2026-08-19 above) were read at
+the commit in the search tool's store of the file.
 
 OpenRouter's page of a model (https://openrouter.ai/<id>) renders the same field as "Created
 <Mon D, YYYY>", in UTC as far as seen: a copy of `/api/v1/models` of 2024-12 embedded in a code
@@ -51,7 +54,8 @@ from . import listings
 
 # the facts files (tools/dataset/listings/<name>.json) of channel catalogues, and their channel
 CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter",
-              "openrouter-openrouter-free-api": "openrouter", "openrouter-pages": "openrouter"}
+              "openrouter-openrouter-free-api": "openrouter", "openrouter-pages": "openrouter",
+              "openrouter-openrouter-trans-merge-litellm-costmap": "openrouter"}
 # how a launch names the source: the channel's list, the field read, the copy it was read in
 LABELS = {"openrouter": "openrouter-api created"}
 # ... or the channel's page of the model that shows the field
