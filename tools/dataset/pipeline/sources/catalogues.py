@@ -31,7 +31,13 @@ is a re-import of the catalogue: the most models (without variants) any day give
 began listing embedding models), each the day OpenRouter added them. zny05/openrouter-trans-merge-litellm-costmap keeps one copy
 of 2026-09-16 or later (its newest `created`), of which no snapshot could be fetched: its 42
 newest entries (created 2026-08-20 to 2026-09-16, after the copy of 2026-08-19 above) were read at
-the commit in the search tool's store of the file.
+the commit in the search tool's store of the file. madviking/pydantic-llm-tester keeps 6 copies of
+2025-05-22 and 2025-05-23 (321 ids, 142 no other copy here lists: the community models OpenRouter
+dropped in 2025, Starcannon, Magnum, EVA, Lumimaid, ...); two ids it shares with the later copies
+have an earlier day there, OpenRouter having created the id anew later (gemini-2.5-pro-preview,
+devstral-small), and two have a created day before the first archived catalogue (2023-07-26) and
+before their makers released them (llama-2-70b-chat 2023-06-20, Meta's release 2023-07-18;
+gpt-3.5-turbo-0125 2023-05-28): left out of its facts file, with their days.
 
 OpenRouter's page of a model (https://openrouter.ai/<id>) renders the same field as "Created
 <Mon D, YYYY>", in UTC as far as seen: a copy of `/api/v1/models` of 2024-12 embedded in a code
@@ -55,7 +61,8 @@ from . import listings
 # the facts files (tools/dataset/listings/<name>.json) of channel catalogues, and their channel
 CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter",
               "openrouter-openrouter-free-api": "openrouter", "openrouter-pages": "openrouter",
-              "openrouter-openrouter-trans-merge-litellm-costmap": "openrouter"}
+              "openrouter-openrouter-trans-merge-litellm-costmap": "openrouter",
+              "openrouter-pydantic-llm-tester": "openrouter"}
 # how a launch names the source: the channel's list, the field read, the copy it was read in
 LABELS = {"openrouter": "openrouter-api created"}
 # ... or the channel's page of the model that shows the field
