@@ -13,7 +13,8 @@ tried in this order:
    model's page on OpenRouter shows it, sources/catalogues.py;
    passed over where an archived copy after that day lists neither the model nor a variant of it,
    radar.unlisted_after; an id a source spells without its author is read under the one author
-   OpenRouter's own lists give it, catalogues.authored), Bedrock's model list, Azure's retail
+   OpenRouter's own lists give it, catalogues.authored; a model they list only under a variant,
+   `:free`, is dated by it, catalogues.listed_as), Bedrock's model list, Azure's retail
    price list (the earliest `effectiveStartDate` of its meters, sources/azure_prices.py; always a
    month's first day, a billing month: precision `month`).
 4. `reported`: a secondary source's record of the day the maker released the model: models.dev's
@@ -146,6 +147,8 @@ class Facts:
         # {channel: {channel's model id: (day, source)}} of the channels' own model lists
         self.catalogues = {ch: {i: v for i, v in days.items() if not as_of or v[0] <= as_of}
                            for ch, days in catalogues.load(directory).items()}
+        # per channel: the entries of its list that list each id (the id, or only its variants)
+        self.listed_as = {ch: catalogues.listed_as(days) for ch, days in self.catalogues.items()}
         # the ids OpenRouter's own lists (copies of its catalogue, the archive) file its models under
         self.openrouter_known = set(self.catalogues.get("openrouter", {})) | set(archive[1] if archive else ())
         self.pages = {}
@@ -193,9 +196,7 @@ class Facts:
                 cands.append(Launch(min(hits)[0], "first_listed", label, "month"))
         for ch, days in sorted(self.catalogues.items()):
             hits = []
-            for i in sorted(ids.get(ch, ())):
-                if i not in days:
-                    continue
+            for i in sorted({k for i in ids.get(ch, ()) for k in self.listed_as[ch].get(i, ())}):
                 copy = radar.unlisted_after(self.radar[1], i, days[i][0]) if self.radar and ch == "openrouter" else None
                 if copy:
                     dropped.append((Launch(days[i][0], "first_listed", days[i][1]), UNLISTED,

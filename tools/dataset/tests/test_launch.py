@@ -400,6 +400,21 @@ class Catalogues(unittest.TestCase):
         got = catalogues.load()["openrouter"]
         self.assertEqual(got["nvidia/llama-3.1-nemotron-ultra-253b-v1"][0], "2025-04-08")
 
+    def test_a_model_listed_only_under_a_variant_is_dated_by_it(self):
+        # nvidia/nemotron-3.5-content-safety: the copy of 2026-08-19 lists only its `:free` variant,
+        # created 2026-06-04 (canonical slug nvidia/nemotron-3.5-content-safety-20260604)
+        days = catalogues.load()["openrouter"]
+        got = catalogues.listed_as(days)
+        self.assertEqual(got["nvidia/nemotron-3.5-content-safety"], ["nvidia/nemotron-3.5-content-safety:free"])
+        self.assertEqual(days["nvidia/nemotron-3.5-content-safety:free"][0], "2026-06-04")
+        # a model listed itself is read under its own entry only; a variant asked for is itself
+        self.assertEqual(got["openai/gpt-6-astra"], ["openai/gpt-6-astra"])
+        self.assertEqual(got["openai/gpt-6-astra:batch"], ["openai/gpt-6-astra:batch"])
+        # which holds because a variant has its model's day wherever the copies list both
+        pairs = [(k, days[k][0], days[k.split(":", 1)[0]][0]) for k in days if ":" in k and k.split(":", 1)[0] in days]
+        self.assertGreater(len(pairs), 100)
+        self.assertEqual([p for p in pairs if p[1] != p[2]], [])
+
     def test_a_page_fact_whose_day_is_not_its_words_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
             row = {"day": "2024-10-01", "url": "https://openrouter.ai/liquid/lfm-40b", "says": "Created Sep 30, 2024"}

@@ -37,7 +37,8 @@ dropped in 2025, Starcannon, Magnum, EVA, Lumimaid, ...); two ids it shares with
 have an earlier day there, OpenRouter having created the id anew later (gemini-2.5-pro-preview,
 devstral-small), and two have a created day before the first archived catalogue (2023-07-26) and
 before their makers released them (llama-2-70b-chat 2023-06-20, Meta's release 2023-07-18;
-gpt-3.5-turbo-0125 2023-05-28): left out of its facts file, with their days.
+gpt-3.5-turbo-0125 2023-05-28): left out of its facts file, with their days (and devstral-small's
+`:free`, which has its earlier day).
 
 OpenRouter's page of a model (https://openrouter.ai/<id>) renders the same field as "Created
 <Mon D, YYYY>", in UTC as far as seen: a copy of `/api/v1/models` of 2024-12 embedded in a code
@@ -112,6 +113,19 @@ def authored(ids, known):
         full = authors.get(base, ()) if "/" not in base else ()
         out.add(f"{min(full)}{sep}{variant}" if len(full) == 1 else i)
     return sorted(out)
+
+
+def listed_as(days):
+    """{id: [the keys of `days` (a channel's {id: (day, source)}) that list it]}: the id itself, or,
+    for an id listed only under variants (`x:free`, `x:batch` of `x`), those variants. OpenRouter
+    gives a variant the created day of its model (179 of the 179 variants the copies here list
+    with their model have its day), so a model whose catalogue entries are all variants is dated by
+    them: nvidia/nemotron-3.5-content-safety, listed as `:free` only until 2026-08-19, created
+    2026-06-04 (canonical slug nvidia/nemotron-3.5-content-safety-20260604)."""
+    out = {}
+    for k in sorted(days):
+        out.setdefault(k.split(":", 1)[0], []).append(k)
+    return {i: [i] if i in days else keys for i, keys in out.items()} | {k: [k] for k in days if ":" in k}
 
 
 def load(directory=listings.DIR):
