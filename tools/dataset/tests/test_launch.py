@@ -444,6 +444,39 @@ class Catalogues(unittest.TestCase):
         # lfm-40b left OpenRouter before any copy of its list kept here; its page names the day
         self.assertEqual(got["liquid/lfm-40b"], ("2024-09-30", "openrouter-page Created, https://openrouter.ai/liquid/lfm-40b"))
 
+    def test_an_openrouter_id_without_its_author_is_read_under_the_one_author_openrouter_lists(self):
+        # genai-prices' `llama-3.1-nemotron-ultra-253b-v1` is OpenRouter's
+        # `nvidia/llama-3.1-nemotron-ultra-253b-v1` (created 2025-04-08 in the copies of
+        # skissue/gptel-openrouter-models; its :free variant archived from 2025-05-03)
+        known = {"nvidia/llama-3.1-nemotron-ultra-253b-v1", "nvidia/llama-3.1-nemotron-ultra-253b-v1:free",
+                 "thudm/glm-4-32b", "z-ai/glm-4-32b"}
+        self.assertEqual(catalogues.authored(["llama-3.1-nemotron-ultra-253b-v1"], known),
+                         ["nvidia/llama-3.1-nemotron-ultra-253b-v1"])
+        self.assertEqual(catalogues.authored(["llama-3.1-nemotron-ultra-253b-v1:free"], known),
+                         ["nvidia/llama-3.1-nemotron-ultra-253b-v1:free"])
+        # OpenRouter has listed `glm-4-32b` under two authors: which one is not known, the id stays
+        self.assertEqual(catalogues.authored(["glm-4-32b"], known), ["glm-4-32b"])
+        # an id with its author, or one no listed model ends with, stays as it is
+        self.assertEqual(catalogues.authored(["z-ai/glm-4-32b", "never-listed"], known),
+                         ["never-listed", "z-ai/glm-4-32b"])
+        got = catalogues.load()["openrouter"]
+        self.assertEqual(got["nvidia/llama-3.1-nemotron-ultra-253b-v1"][0], "2025-04-08")
+
+    def test_a_model_listed_only_under_a_variant_is_dated_by_it(self):
+        # nvidia/nemotron-3.5-content-safety: the copy of 2026-08-19 lists only its `:free` variant,
+        # created 2026-06-04 (canonical slug nvidia/nemotron-3.5-content-safety-20260604)
+        days = catalogues.load()["openrouter"]
+        got = catalogues.listed_as(days)
+        self.assertEqual(got["nvidia/nemotron-3.5-content-safety"], ["nvidia/nemotron-3.5-content-safety:free"])
+        self.assertEqual(days["nvidia/nemotron-3.5-content-safety:free"][0], "2026-06-04")
+        # a model listed itself is read under its own entry only; a variant asked for is itself
+        self.assertEqual(got["openai/gpt-6-astra"], ["openai/gpt-6-astra"])
+        self.assertEqual(got["openai/gpt-6-astra:batch"], ["openai/gpt-6-astra:batch"])
+        # which holds because a variant has its model's day wherever the copies list both
+        pairs = [(k, days[k][0], days[k.split(":", 1)[0]][0]) for k in days if ":" in k and k.split(":", 1)[0] in days]
+        self.assertGreater(len(pairs), 100)
+        self.assertEqual([p for p in pairs if p[1] != p[2]], [])
+
     def test_a_page_fact_whose_day_is_not_its_words_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
             row = {"day": "2024-10-01", "url": "https://openrouter.ai/liquid/lfm-40b", "says": "Created Sep 30, 2024"}

@@ -28,7 +28,17 @@ skissue/gptel-openrouter-models (daily, 2026-02-27 to 2026-05-01) and Xiechengqi
 others have the same day in every copy; it adds 50 ids OpenRouter dropped before 2026-02. No day
 is a re-import of the catalogue: the most models (without variants) any day gives is 14
 (2026-04-27: Qwen 3.6, whisper-1 and the `~` aliases), then 12 (2025-11-18: the day OpenRouter
-began listing embedding models), each the day OpenRouter added them.
+began listing embedding models), each the day OpenRouter added them. zny05/openrouter-trans-merge-litellm-costmap keeps one copy
+of 2026-09-16 or later (its newest `created`), of which no snapshot could be fetched: its 42
+newest entries (created 2026-08-20 to 2026-09-16, after the copy of 2026-08-19 above) were read at
+the commit in the search tool's store of the file. madviking/pydantic-llm-tester keeps 6 copies of
+2025-05-22 and 2025-05-23 (321 ids, 142 no other copy here lists: the community models OpenRouter
+dropped in 2025, Starcannon, Magnum, EVA, Lumimaid, ...); two ids it shares with the later copies
+have an earlier day there, OpenRouter having created the id anew later (gemini-2.5-pro-preview,
+devstral-small), and two have a created day before the first archived catalogue (2023-07-26) and
+before their makers released them (llama-2-70b-chat 2023-06-20, Meta's release 2023-07-18;
+gpt-3.5-turbo-0125 2023-05-28): left out of its facts file, with their days (and devstral-small's
+`:free`, which has its earlier day).
 
 OpenRouter's page of a model (https://openrouter.ai/<id>) renders the same field as "Created
 <Mon D, YYYY>", in UTC as far as seen: a copy of `/api/v1/models` of 2024-12 embedded in a code
@@ -73,7 +83,9 @@ from . import listings
 # the facts files (tools/dataset/listings/<name>.json) of channel catalogues, and their channel
 CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-openrouter-models": "openrouter",
               "openrouter-openrouter-free-api": "openrouter", "openrouter-pages": "openrouter",
-              "together-webdb-app": "together"}
+              "together-webdb-app": "together",
+              "openrouter-openrouter-trans-merge-litellm-costmap": "openrouter",
+              "openrouter-pydantic-llm-tester": "openrouter"}
 # how a launch names the source: the channel's list, the field read, the copy it was read in
 LABELS = {"openrouter": "openrouter-api created", "together": "together-api created_at"}
 # ... or the channel's page of the model that shows the field
@@ -130,6 +142,40 @@ def page_day(says):
     if not m:
         raise ValueError(f"no 'Created <Mon D, YYYY>' in {says!r}")
     return dt.datetime.strptime(" ".join(m.groups()), "%b %d %Y").date().isoformat()
+
+
+def authored(ids, known):
+    """`ids` (a model's OpenRouter ids as its sources spell them) with each id that names no author
+    given the one author OpenRouter's own lists (`known`: ids of its catalogue copies and archive)
+    file it under; an id no listed model or more than one ends with stays as it is. genai-prices
+    spells some OpenRouter ids without the author: `llama-3.1-nemotron-ultra-253b-v1` for
+    OpenRouter's `nvidia/llama-3.1-nemotron-ultra-253b-v1` (created 2025-04-08 in the copies of
+    skissue/gptel-openrouter-models), so its own lists would not be read for the model. A variant
+    (`:free`) keeps its suffix."""
+    authors = {}
+    for k in known:
+        base = k.split(":", 1)[0]
+        if "/" in base:
+            authors.setdefault(base.split("/", 1)[1], set()).add(base)
+    out = set()
+    for i in ids:
+        base, sep, variant = i.partition(":")
+        full = authors.get(base, ()) if "/" not in base else ()
+        out.add(f"{min(full)}{sep}{variant}" if len(full) == 1 else i)
+    return sorted(out)
+
+
+def listed_as(days):
+    """{id: [the keys of `days` (a channel's {id: (day, source)}) that list it]}: the id itself, or,
+    for an id listed only under variants (`x:free`, `x:batch` of `x`), those variants. OpenRouter
+    gives a variant the created day of its model (179 of the 179 variants the copies here list
+    with their model have its day), so a model whose catalogue entries are all variants is dated by
+    them: nvidia/nemotron-3.5-content-safety, listed as `:free` only until 2026-08-19, created
+    2026-06-04 (canonical slug nvidia/nemotron-3.5-content-safety-20260604)."""
+    out = {}
+    for k in sorted(days):
+        out.setdefault(k.split(":", 1)[0], []).append(k)
+    return {i: [i] if i in days else keys for i, keys in out.items()} | {k: [k] for k in days if ":" in k}
 
 
 def load(directory=listings.DIR):
