@@ -24,10 +24,15 @@ sources): the first commit adding a model entry to a provider's file is the day 
 the model there (launch basis `source_listed`); a file's first commit, and a commit adding more
 than BULK entries to one file (an import of a catalogue), give no day.
 
-`catalogue`: copies of a channel's own model list (OpenRouter's `/api/v1/models`, ...) that a
-repository keeps at PATH. Every version of the file in the history is read (catalogues.py parses
-it); each model id keeps the channel's own day of it (`created`, the day the channel says it added
-the model; the earliest where copies differ) and the first copy listing it (commit and day).
+`catalogue`: copies of a channel's own model list (OpenRouter's `/api/v1/models`, Together's
+`/models/info`, ...) that a repository keeps at PATH (several, comma-separated, where the copy
+moved; a source file embedding the answer as an array literal is read for that array). Every
+version of the file in the history is read (catalogues.py parses it); each model id keeps the
+channel's own day of it (`created`, the day the channel says it added the model; the earliest
+where copies differ) and the first copy listing it (commit and day). Set aside, with the reason
+(`set_aside`): an id a copy lists with no day (catalogues.together_day), an id created before an
+earlier copy that does not list it, an id whose copies give different days, the ids of a day
+the channel created more than BULK of.
 
 Only facts leave the clone: id, day, commit. Run it on a clone of the repository's history (e.g.
 `git clone --bare`); the output names the repository, its head commit and the day read.
@@ -146,28 +151,65 @@ def bedrock_first(repo):
     return first, undatable
 
 
-def catalogue_first(repo, path, channel):
-    """({id: {day, commit, copy_day}}, [{commit, day, models}] of the copies read, {id: [days]} of
-    the ids whose copies give different days)."""
-    log = git(repo, "log", "--all", "--reverse", "--format=%H %cI", "--", path)
-    first, copies, days = {}, [], {}
-    for line in filter(None, log.splitlines()):
-        h, ts = line.split(" ", 1)
-        try:
-            text = git(repo, "show", f"{h}:{path}")
-        except subprocess.CalledProcessError:
-            continue        # the commit deleted the file
-        try:
-            created = catalogues.created_days(json.loads(text), channel)
-        except (json.JSONDecodeError, ValueError):
-            continue        # not a copy of the catalogue in that commit
-        copies.append({"commit": h, "day": ts[:10], "models": len(created)})
-        for i, d in created.items():
-            days.setdefault(i, set()).add(d)
-            if i not in first or d < first[i]["day"]:
-                first[i] = {"day": d, "commit": first.get(i, {}).get("commit", h),
-                            "copy_day": first.get(i, {}).get("copy_day", ts[:10])}
-    return first, copies, {i: sorted(d) for i, d in days.items() if len(d) > 1}
+def read_copy(text):
+    """The JSON of a copy: the file itself, or the first array literal of a source file that
+    embeds the answer (WebDB-App/app's front/togetherModel.js: `const models = [...]`)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        start = text.find("[")
+        if start < 0:
+            raise
+        return json.JSONDecoder().raw_decode(text[start:])[0]
+
+
+def catalogue_first(repo, paths, channel):
+    """({id: {day, commit, copy_day}}, [{commit, path, day, models}] of the copies read, {id:
+    [days]} of the ids whose copies give different days, {id: why} of the ids set aside) of
+    every version of the files at `paths` (the copy moved from one to the next). Set aside: an
+    id listed with no day its copy gives (Together: catalogues.together_day), an id whose day is
+    before an earlier copy that does not list it (not listed then: not its first listing), an id
+    its copies give different days (two records of one id), and the ids of a day the channel
+    created more than BULK of (an import of models already on sale)."""
+    first, copies, days, listed_in = {}, [], {}, []
+    for path in paths:
+        log = git(repo, "log", "--all", "--reverse", "--format=%H %cI", "--", path)
+        for line in filter(None, log.splitlines()):
+            h, ts = line.split(" ", 1)
+            try:
+                doc = read_copy(git(repo, "show", f"{h}:{path}"))
+                created = catalogues.created_days(doc, channel)
+            except subprocess.CalledProcessError:
+                continue        # the commit deleted the file
+            except (json.JSONDecodeError, ValueError):
+                continue        # not a copy of the catalogue in that commit
+            listed = catalogues.listed_ids(doc, channel)
+            copies.append({"commit": h, "path": path, "day": ts[:10], "models": len(listed)})
+            # a commit that keeps the list as it was (WebDB-App/app reformatted and renamed its
+            # copy on 2024-02-01) shows the list of the commit that fetched it
+            if not (listed_in and listed_in[-1][1] == listed):
+                listed_in.append((ts[:10], listed))
+            for i, d in created.items():
+                days.setdefault(i, set()).add(d)
+                if i not in first or d < first[i]["day"]:
+                    first[i] = {"day": d, "commit": first.get(i, {}).get("commit", h),
+                                "copy_day": first.get(i, {}).get("copy_day", ts[:10])}
+    aside = {i: "listed with no day: its record's created_at and insertion time differ"
+             for _d, listed in listed_in for i in listed if i not in first}
+    for i, f in first.items():
+        missing = next((d for d, listed in listed_in if f["day"] < d < f["copy_day"] and i not in listed), None)
+        if missing:
+            aside[i] = f"created {f['day']}, but the copy of {missing} does not list it"
+    for i, d in days.items():
+        if len(d) > 1:
+            aside[i] = f"its copies give different days: {', '.join(sorted(d))}"
+    size = Counter(f["day"] for f in first.values())
+    for i, f in first.items():
+        if size[f["day"]] > BULK and i not in aside:
+            aside[i] = f"one of {size[f['day']]} models created on {f['day']}: an import, no day"
+    for i in aside:
+        first.pop(i, None)
+    return first, copies, {i: sorted(d) for i, d in days.items() if len(d) > 1}, dict(sorted(aside.items()))
 
 
 def main():
@@ -186,7 +228,7 @@ def main():
     g.add_argument("out")
     c = sub.add_parser("catalogue")
     c.add_argument("clone")
-    c.add_argument("path")
+    c.add_argument("path", help="the copy's path, or several (comma-separated) where it moved")
     c.add_argument("channel")
     c.add_argument("out")
     for p in (s, b, g, c):
@@ -196,7 +238,7 @@ def main():
     args = ap.parse_args()
     head = git(args.clone, "log", "-1", "--format=%H %cI").split()
     if args.kind == "catalogue":
-        first, copies, differ = catalogue_first(args.clone, args.path, args.channel)
+        first, copies, differ, aside = catalogue_first(args.clone, args.path.split(","), args.channel)
         out = {
             "about": args.about,
             "channel": args.channel,
@@ -205,10 +247,12 @@ def main():
                        "extracted_by": "tools/dataset/maintenance/extract_listings.py catalogue"},
             "copies": copies,
             "differ": differ,
+            "set_aside": aside,
             "first": dict(sorted(first.items())),
         }
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
-        print(f"{args.out}: {len(first)} ids from {len(copies)} copies, {len(differ)} with differing days")
+        print(f"{args.out}: {len(first)} ids from {len(copies)} copies, {len(differ)} with differing days, "
+              f"{len(aside)} set aside")
         return
     if args.kind == "sdk":
         first, undatable = sdk_first(args.clone, args.package_dir, re.compile(args.id_regex))

@@ -12,9 +12,12 @@ tried in this order:
    its `created` field gives, from copies of `/api/v1/models` kept in repositories, or as the
    model's page on OpenRouter shows it, sources/catalogues.py;
    passed over where an archived copy after that day lists neither the model nor a variant of it,
-   radar.unlisted_after), Bedrock's model list, Azure's retail price list (the earliest
-   `effectiveStartDate` of its meters, sources/azure_prices.py; always a month's first day, a billing
-   month: precision `month`).
+   radar.unlisted_after; an id a source spells without its author is read under the one author
+   OpenRouter's own lists give it, catalogues.authored; a model they list only under a variant,
+   `:free`, is dated by it, catalogues.listed_as), Together's model list (the day it created the
+   model's record, from copies of its `/models/info` kept in a repository, sources/catalogues.py),
+   Bedrock's model list, Azure's retail price list (the earliest `effectiveStartDate` of its
+   meters, sources/azure_prices.py; always a month's first day, a billing month: precision `month`).
 4. `reported`: a secondary source's record of the day the maker released the model: models.dev's
    `release_date` (its schema's "first public release date"). Not the maker's statement: checked
    against the makers' pages, about 15% of the models.dev days that could be checked were more
@@ -79,7 +82,8 @@ IMPORTED_LEDGER = "added by litellm on a day it imported a catalogue (more than 
 LISTED, LISTED_VALUE = "listed", "yes"
 # the sightings that are a maker's or a channel's own listing (the rest are secondary sources')
 FIRST_PARTY_SOURCES = {"openai/openai-python", "anthropics/anthropic-sdk-python", "xai-org/xai-sdk-python",
-                       "mirai73/bedrock-models", "azure-genai-prices", "model-price-radar", "openrouter-api", "openrouter-page"}
+                       "mirai73/bedrock-models", "azure-genai-prices", "model-price-radar", "openrouter-api", "openrouter-page",
+                       "together-api"}
 PASSED_LATE = "launch day later than a sighting of the model on sale (more than 7 days): not its launch"
 UNLISTED = "created before an archived copy of the catalogue that does not list it: not its first listing"
 BEDROCK_LOOSE = "first Bedrock pull listing it more than 7 days after the pull before: no day"
@@ -145,6 +149,10 @@ class Facts:
         # {channel: {channel's model id: (day, source)}} of the channels' own model lists
         self.catalogues = {ch: {i: v for i, v in days.items() if not as_of or v[0] <= as_of}
                            for ch, days in catalogues.load(directory).items()}
+        # per channel: the entries of its list that list each id (the id, or only its variants)
+        self.listed_as = {ch: catalogues.listed_as(days) for ch, days in self.catalogues.items()}
+        # the ids OpenRouter's own lists (copies of its catalogue, the archive) file its models under
+        self.openrouter_known = set(self.catalogues.get("openrouter", {})) | set(archive[1] if archive else ())
         self.pages = {}
         for f in json.loads((Path(directory) / "announced.json").read_text())["launches"]:
             if not as_of or page_launch(f).day <= as_of:
@@ -153,6 +161,7 @@ class Facts:
     def candidates(self, m):
         """([Launch] in the order tried, [Sighting], [(Launch or Sighting, rule, detail)] dropped)."""
         cands, seen, dropped = [], [], []
+        ids = dict(m.ids, openrouter=catalogues.authored(m.ids.get("openrouter", ()), self.openrouter_known))
         # a model merged from several keeps the earliest day read on a maker's page for any of them
         page = min((page_launch(self.pages[i]) for i in (m.id,) + m.former if i in self.pages), default=None)
         if page:
@@ -189,9 +198,7 @@ class Facts:
                 cands.append(Launch(min(hits)[0], "first_listed", label, "month"))
         for ch, days in sorted(self.catalogues.items()):
             hits = []
-            for i in sorted(m.ids.get(ch, ())):
-                if i not in days:
-                    continue
+            for i in sorted({k for i in ids.get(ch, ()) for k in self.listed_as[ch].get(i, ())}):
                 copy = radar.unlisted_after(self.radar[1], i, days[i][0]) if self.radar and ch == "openrouter" else None
                 if copy:
                     dropped.append((Launch(days[i][0], "first_listed", days[i][1]), UNLISTED,
@@ -231,7 +238,7 @@ class Facts:
         seen += [Sighting(undatable[i], label) for i in m.genai if i in undatable]
         if self.radar:
             label, sights = self.radar
-            seen += [Sighting(sights[i]["first"], label) for i in m.ids.get("openrouter", ()) if i in sights]
+            seen += [Sighting(sights[i]["first"], label) for i in ids["openrouter"] if i in sights]
         keys = set(m.keys)
         for version, day, data in self.releases:
             if keys & data.keys():

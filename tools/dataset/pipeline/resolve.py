@@ -257,6 +257,9 @@ def slugify(s: str) -> str:
 def normalise(model: str, channel: str = "") -> str:
     """Match key: lower case, punctuation and host naming habits smoothed out."""
     s = model.lower().replace("_", "-").replace(" ", "-")
+    # a fine-tune's price under its base model's id with `.ft-` (genai-prices' gpt-4o-mini-2024-07-18.ft-,
+    # the same price as its ft:gpt-4o-mini) is the `ft:` model: ft-gpt-4o-mini-2024-07-18
+    s = re.sub(r"^(.+)\.ft-?$", r"ft-\1", s)
     s = re.sub(r"(\d)p(\d)", r"\1.\2", s)                      # fireworks: llama-v3p1 -> llama-v3.1
     s = re.sub(r"llama-?v(\d)", r"llama-\1", s)                # llama-v3 -> llama-3
     s = re.sub(r"^meta-llama-", "llama-", s)                   # Meta-Llama-3.1-8B -> llama-3.1-8b
@@ -273,12 +276,45 @@ def normalise(model: str, channel: str = "") -> str:
     s = re.sub(r"^code-llama-", "codellama-", s)
     s = re.sub(r"^(codellama-\d+b(-instruct|-python)?)-hf$", r"\1", s)
     s = re.sub(r"-maas$", "", s)
+    # AI21 names Jamba by size first from 1.6 on (its API's `jamba-large-1.6`); OpenRouter keeps
+    # the 1.5 order (`ai21/jamba-1.6-large`): one model per size and version
+    s = re.sub(r"^jamba-(1-[6-9]|[2-9]-\d+)-(large|mini)$", r"jamba-\2-\1", s)
+    # Baidu publishes each ERNIE 4.5 model twice, "-Paddle" (PaddlePaddle weights) and "-PT"
+    # (Transformer-style PyTorch weights), its model cards say: one model (as Code Llama's `-hf`)
+    s = re.sub(r"^(ernie-4-5-.+)-(pt|paddle)$", r"\1", s)
     m = re.match(r"^claude-(\d+)(?:-(\d))?-(opus|sonnet|haiku)(.*)$", s)
     if m and int(m.group(1)) >= 4:                              # claude-4-opus -> claude-opus-4
         s = f"claude-{m.group(3)}-{m.group(1)}" + (f"-{m.group(2)}" if m.group(2) else "") + m.group(4)
     s = re.sub(r"^(claude-(?:opus|sonnet|haiku)-\d+)-0$", r"\1", s)   # claude-opus-4-0 -> claude-opus-4
     s = re.sub(r"-default$", "", s)                            # vertex claude-opus-4-6@default
-    return re.sub(r"-+", "-", s).strip("-")
+    s = re.sub(r"-+", "-", s).strip("-")
+    return SAME_MODEL.get(s, s)
+
+
+# one model that two channels spell apart beyond the habits above (match key -> the other channel's
+# key), each the maker's one release of that name (the makers' pages: tools/dataset/former_ids.json)
+SAME_MODEL = {
+    # Snorkel AI's one PairRM-DPO model, the 7B Snorkel-Mistral-PairRM-DPO: Fireworks names the size
+    "snorkel-mistral-7b-pairrm-dpo": "snorkel-mistral-pairrm-dpo",
+    # NVIDIA's Llama-3.1-Nemotron-70B-Instruct-HF is the same model converted to the Hugging Face
+    # format (its card says so), as Together's Code Llama `-hf` ids are Code Llama
+    "llama-3-1-nemotron-70b-instruct-hf": "llama-3-1-nemotron-70b-instruct",
+    # Sao10K's L3-8B-Lunaris-v1, L3-70B-Euryale-v2.1 and L3.1-70B-Euryale-v2.2: Novita's ids keep the
+    # Hugging Face names, OpenRouter's put the size last and drop the version
+    "l3-8b-lunaris": "l3-lunaris-8b",
+    "l3-70b-euryale-v2-1": "l3-euryale-70b",
+    "l31-70b-euryale-v2-2": "l3-1-euryale-70b",
+    # Deep Cogito's Cogito v2.1 671B (Hugging Face deepcogito/cogito-671b-v2.1): Fireworks spells the
+    # version `v2-p1`, OpenRouter `cogito-v2.1-671b`
+    "cogito-671b-v2-p1": "cogito-v2-1-671b",
+    # Fireworks names Microsoft's Phi-2 (2.7B parameters) `phi-2-3b`; Together `microsoft/phi-2`
+    "phi-2-3b": "phi-2",
+    # DeepSeek's distill of R1-0528 into Qwen3 8B is DeepSeek-R1-0528-Qwen3-8B (its model card);
+    # Fireworks calls it `deepseek-r1-0528-distill-qwen3-8b`
+    "deepseek-r1-0528-distill-qwen3-8b": "deepseek-r1-0528-qwen3-8b",
+    # MiniMax's API id of MiniMax-M2-her is `M2-her`, without the `MiniMax-` its other ids carry
+    "m2-her": "minimax-m2-her",
+}
 
 
 def split_date(mkey: str):

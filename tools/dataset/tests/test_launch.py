@@ -6,6 +6,8 @@ The excerpts are copied from the pinned releases and the extracted listings (nam
 `Listings` reads the committed tools/dataset/listings/ files. Standard library only.
 """
 import json
+import os
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -362,14 +364,74 @@ class Catalogues(unittest.TestCase):
                          ("2025-01-29", "openrouter-api created, copy Xiechengqi/openrouter-free-api@af2ec659cac5"))
 
     def test_copies_of_the_catalogue_agree_on_every_day(self):
-        # the same id never has two days, within one repository's copies or across them and the pages
+        # the same id never has two days, across repositories and the pages; an id one
+        # repository's copies give two days (NumbersStation/nsql-llama-2-7B: two Together records)
+        # has none
         firsts = {}
         for name in catalogues.CATALOGUES:
             doc = json.loads((listings.DIR / f"{name}.json").read_text())
-            self.assertEqual(doc.get("differ", {}), {}, name)
+            self.assertEqual(set(doc.get("differ", {})) & set(doc["first"]), set(), name)
             for i, f in doc["first"].items():
                 firsts.setdefault(i, set()).add(f["day"])
         self.assertEqual({i: d for i, d in firsts.items() if len(d) > 1}, {})
+
+    # WebDB-App/app front/togetherModel.js at 0073084c4803 (2024-01-12) and front/aiModels.js at
+    # 454728930f6c (2024-04-03): three records of Together's /models/info, fields read
+    TOGETHER = [
+        {"_id": "64f78861d683768020b9f005", "name": "Gryphe/MythoMax-L2-13b", "created_at": "2023-09-05T19:58:25.683Z"},
+        {"_id": "64de96090d052d10425df3c9", "name": "togethercomputer/Llama-2-7B-32K-Instruct",
+         "created_at": "2023-07-27T15:34:31.581Z"},
+        {"_id": "660899dc98fbb3f86d028781", "name": "cognitivecomputations/dolphin-2.5-mixtral-8x7b",
+         "created_at": "2023-09-05T19:58:25.683Z"}]
+
+    def test_a_together_record_gives_its_day_where_its_insertion_time_agrees(self):
+        # MythoMax's record was inserted 2023-09-05 19:58 UTC, its created_at; the 32K Instruct
+        # record (inserted 2023-08-17, announced by Together 2023-08-18) carries its base model's
+        # created_at, dolphin's (inserted 2024-03-30) MythoMax's to the millisecond: no day
+        self.assertEqual(catalogues.created_days(self.TOGETHER, "together"), {"Gryphe/MythoMax-L2-13b": "2023-09-05"})
+        self.assertEqual(catalogues.listed_ids(self.TOGETHER, "together"), {r["name"] for r in self.TOGETHER})
+        self.assertIsNone(catalogues.together_day({"name": "x", "created_at": "2023-09-05T19:58:25Z", "_id": "nope"}))
+        got = catalogues.load()["together"]
+        self.assertEqual(got["Gryphe/MythoMax-L2-13b"], ("2023-09-05", "together-api created_at, copy WebDB-App/app@0073084c4803"))
+        self.assertNotIn("togethercomputer/Llama-2-7B-32K-Instruct", got)
+        # the first copy, 2024-01-12, lists neither SOLAR 10.7B Instruct (created 2023-12-17) nor
+        # the RedPajama-INCITE models of Together's import of 2023-06-23: no day
+        self.assertNotIn("upstage/SOLAR-10.7B-Instruct-v1.0", got)
+        self.assertNotIn("togethercomputer/RedPajama-INCITE-7B-Chat", got)
+
+    def test_the_together_source_is_a_channel_listing(self):
+        self.assertIn(launch.source_family("together-api created_at, copy WebDB-App/app@0073084c4803"),
+                      launch.FIRST_PARTY_SOURCES)
+
+    def test_copies_in_a_repository_history_give_first_days_and_set_aside_the_rest(self):
+        # a repository with three copies of Together's list: the second only reformats the first
+        def row(name, created_at, inserted):
+            return {"name": name, "created_at": created_at, "_id": f"{inserted:08x}" + "0" * 16}
+        mythomax = row("Gryphe/MythoMax-L2-13b", "2023-09-05T19:58:25.683Z", 1693943905)
+        solar = row("upstage/SOLAR-10.7B-Instruct-v1.0", "2023-12-17T22:25:22.252Z", 1702851922)
+        codellama = row("codellama/CodeLlama-70b-hf", "2024-01-29T00:44:04.149Z", 1706489044)
+        imported = [row(f"m/{i}", "2023-06-23T20:22:41.000Z", 1687551761) for i in range(extract_listings.BULK + 1)]
+        with tempfile.TemporaryDirectory() as d:
+            def commit(text, day):
+                (Path(d) / "models.js").write_text(text)
+                env = {"GIT_AUTHOR_DATE": f"{day}T12:00:00+00:00", "GIT_COMMITTER_DATE": f"{day}T12:00:00+00:00"}
+                for args in (["add", "models.js"], ["commit", "-q", "-m", day]):
+                    subprocess.run(["git", "-C", d, "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                                   check=True, env={**os.environ, **env})
+            subprocess.run(["git", "init", "-q", d], check=True)
+            commit("const models = " + json.dumps([mythomax] + imported) + ";\n", "2024-01-12")
+            commit("let models = " + json.dumps([mythomax] + imported, indent=1) + ";\n", "2024-02-01")
+            commit("let models = " + json.dumps([mythomax, solar, codellama] + imported) + ";\n", "2024-04-03")
+            first, copies, differ, aside = extract_listings.catalogue_first(d, ["models.js"], "together")
+        self.assertEqual(len(copies), 3)
+        self.assertEqual(differ, {})
+        # CodeLlama 70B (created 2024-01-29) is not in the copy of 2024-02-01, which keeps the
+        # list fetched on 2024-01-12: its day stands
+        self.assertEqual({i: f["day"] for i, f in first.items()},
+                         {"Gryphe/MythoMax-L2-13b": "2023-09-05", "codellama/CodeLlama-70b-hf": "2024-01-29"})
+        self.assertEqual(aside["upstage/SOLAR-10.7B-Instruct-v1.0"],
+                         "created 2023-12-17, but the copy of 2024-01-12 does not list it")
+        self.assertEqual(aside["m/0"], f"one of {extract_listings.BULK + 1} models created on 2023-06-23: an import, no day")
 
     def test_a_model_page_is_read_as_the_day_its_created_line_names(self):
         # https://openrouter.ai/liquid/lfm-40b as stored: the day runs into the context length
@@ -381,6 +443,39 @@ class Catalogues(unittest.TestCase):
         got = catalogues.load()["openrouter"]
         # lfm-40b left OpenRouter before any copy of its list kept here; its page names the day
         self.assertEqual(got["liquid/lfm-40b"], ("2024-09-30", "openrouter-page Created, https://openrouter.ai/liquid/lfm-40b"))
+
+    def test_an_openrouter_id_without_its_author_is_read_under_the_one_author_openrouter_lists(self):
+        # genai-prices' `llama-3.1-nemotron-ultra-253b-v1` is OpenRouter's
+        # `nvidia/llama-3.1-nemotron-ultra-253b-v1` (created 2025-04-08 in the copies of
+        # skissue/gptel-openrouter-models; its :free variant archived from 2025-05-03)
+        known = {"nvidia/llama-3.1-nemotron-ultra-253b-v1", "nvidia/llama-3.1-nemotron-ultra-253b-v1:free",
+                 "thudm/glm-4-32b", "z-ai/glm-4-32b"}
+        self.assertEqual(catalogues.authored(["llama-3.1-nemotron-ultra-253b-v1"], known),
+                         ["nvidia/llama-3.1-nemotron-ultra-253b-v1"])
+        self.assertEqual(catalogues.authored(["llama-3.1-nemotron-ultra-253b-v1:free"], known),
+                         ["nvidia/llama-3.1-nemotron-ultra-253b-v1:free"])
+        # OpenRouter has listed `glm-4-32b` under two authors: which one is not known, the id stays
+        self.assertEqual(catalogues.authored(["glm-4-32b"], known), ["glm-4-32b"])
+        # an id with its author, or one no listed model ends with, stays as it is
+        self.assertEqual(catalogues.authored(["z-ai/glm-4-32b", "never-listed"], known),
+                         ["never-listed", "z-ai/glm-4-32b"])
+        got = catalogues.load()["openrouter"]
+        self.assertEqual(got["nvidia/llama-3.1-nemotron-ultra-253b-v1"][0], "2025-04-08")
+
+    def test_a_model_listed_only_under_a_variant_is_dated_by_it(self):
+        # nvidia/nemotron-3.5-content-safety: the copy of 2026-08-19 lists only its `:free` variant,
+        # created 2026-06-04 (canonical slug nvidia/nemotron-3.5-content-safety-20260604)
+        days = catalogues.load()["openrouter"]
+        got = catalogues.listed_as(days)
+        self.assertEqual(got["nvidia/nemotron-3.5-content-safety"], ["nvidia/nemotron-3.5-content-safety:free"])
+        self.assertEqual(days["nvidia/nemotron-3.5-content-safety:free"][0], "2026-06-04")
+        # a model listed itself is read under its own entry only; a variant asked for is itself
+        self.assertEqual(got["openai/gpt-6-astra"], ["openai/gpt-6-astra"])
+        self.assertEqual(got["openai/gpt-6-astra:batch"], ["openai/gpt-6-astra:batch"])
+        # which holds because a variant has its model's day wherever the copies list both
+        pairs = [(k, days[k][0], days[k.split(":", 1)[0]][0]) for k in days if ":" in k and k.split(":", 1)[0] in days]
+        self.assertGreater(len(pairs), 100)
+        self.assertEqual([p for p in pairs if p[1] != p[2]], [])
 
     def test_a_page_fact_whose_day_is_not_its_words_is_refused(self):
         with tempfile.TemporaryDirectory() as d:

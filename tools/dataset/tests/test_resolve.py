@@ -1,7 +1,10 @@
 """Entity resolution's makers and merges on the real rows of the pinned sources
 (docs/snapshot-format.md 5.1 and 5.3): other makers' fine-tunes sold under a base model's name,
-one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings,
+one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings, Jamba 1.6's two orders, Fireworks' Phi-2,
 and the ids the snapshot published before, kept as aliases (tools/dataset/former_ids.json).
+one maker under two spellings, Bedrock's version without a `v`, Code Llama's three spellings, a
+fine-tune's price under its base model's id, and the ids the snapshot published before, kept as
+aliases (tools/dataset/former_ids.json).
 Standard library only.
 """
 import gzip
@@ -95,6 +98,84 @@ class OneModel(unittest.TestCase):
         py, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/code-llama-34b-python",
                             {"litellm_provider": "fireworks_ai"})
         self.assertEqual(entity(py), ("meta", "codellama-34b-python"))
+
+    def test_jamba_16_in_openrouters_order_is_ai21s_model(self):
+        # genai-prices 0.2.3 (OpenRouter) and litellm 1.80.17 (AI21's own API): AI21 puts the size
+        # first from 1.6 on; 1.5 keeps its own order on both
+        for orr_id, own in (("ai21/jamba-1.6-large", "jamba-large-1.6"), ("ai21/jamba-1.6-mini", "jamba-mini-1.6")):
+            orr, _ = genai_ref("openrouter", orr_id)
+            off, _ = litellm_ref(own, {"litellm_provider": "ai21"})
+            self.assertEqual(entity(orr), entity(off), orr_id)
+            self.assertEqual(off.channel, "official")
+        old, _ = litellm_ref("jamba-1.5-large", {"litellm_provider": "ai21"})
+        self.assertEqual(entity(old), ("ai21", "jamba-1-5-large"))
+
+    def test_fireworks_phi_2_3b_is_microsofts_phi_2(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/phi-2-3b", {"litellm_provider": "fireworks_ai"})
+        tg, _ = genai_ref("together", "microsoft/phi-2")
+        self.assertEqual(entity(fw), entity(tg))
+        self.assertEqual(entity(tg), ("microsoft", "phi-2"))
+
+    def test_one_model_two_channels_spell_apart(self):
+        """resolve.SAME_MODEL on the real ids of the pinned sources: each pair is one model."""
+        def ll(key):
+            ref, _ = litellm_ref(key, {"litellm_provider": key.split("/")[0]})
+            return entity(ref)
+        pairs = (
+            (ll("fireworks_ai/accounts/fireworks/models/snorkel-mistral-7b-pairrm-dpo"),
+             entity(genai_ref("together", "snorkelai/Snorkel-Mistral-PairRM-DPO")[0])),
+            (ll("together_ai/nvidia/Llama-3.1-Nemotron-70B-Instruct-HF"),
+             ll("fireworks_ai/accounts/fireworks/models/llama-v3p1-nemotron-70b-instruct")),
+            (ll("novita/sao10k/l3-8b-lunaris"), ll("openrouter/sao10k/l3-lunaris-8b")),
+            (ll("novita/sao10k/l3-70b-euryale-v2.1"), ll("openrouter/sao10k/l3-euryale-70b")),
+            (ll("novita/sao10k/l31-70b-euryale-v2.2"), ll("openrouter/sao10k/l3.1-euryale-70b")),
+            (ll("fireworks_ai/accounts/fireworks/models/cogito-671b-v2-p1"),
+             ll("openrouter/deepcogito/cogito-v2.1-671b")),
+        )
+        for a, b in pairs:
+            self.assertEqual(a[1], b[1])
+        self.assertEqual(pairs[0][1], ("snorkelai", "snorkel-mistral-pairrm-dpo"))
+        # the Llama 3 Euryale v2.1 and the Llama 3.1 Euryale v2.2 stay two models
+        self.assertNotEqual(pairs[3][0], pairs[4][0])
+    def test_a_fine_tunes_price_under_its_base_id_is_the_ft_model(self):
+        # genai-prices 0.2.3 prices fine-tuned GPT-4o mini twice, both "GPT-4o Mini fine tuned." at
+        # 0.3 / 1.2 USD: as `ft:gpt-4o-mini` (matching `ft:gpt-4o-mini-2024-`) and as
+        # `gpt-4o-mini-2024-07-18.ft-` (matching ids starting so); the dated key joins its undated base
+        ft, _ = genai_ref("openai", "ft:gpt-4o-mini")
+        dotted, _ = genai_ref("openai", "gpt-4o-mini-2024-07-18.ft-")
+        self.assertEqual(entity(ft), ("openai", "ft-gpt-4o-mini"))
+        self.assertEqual(entity(dotted), ("openai", "ft-gpt-4o-mini-2024-07-18"))
+        # the base model itself is untouched
+        base, _ = genai_ref("openai", "gpt-4o-mini-2024-07-18")
+        self.assertEqual(entity(base), ("openai", "gpt-4o-mini-2024-07-18"))
+    def test_deepseeks_r1_0528_distill_into_qwen3_8b_is_one_model_under_fireworks_and_novitas_ids(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/deepseek-r1-0528-distill-qwen3-8b",
+                            {"litellm_provider": "fireworks_ai"})
+        nv, _ = litellm_ref("novita/deepseek/deepseek-r1-0528-qwen3-8b", {"litellm_provider": "novita"})
+        self.assertEqual({entity(fw), entity(nv)}, {("deepseek", "deepseek-r1-0528-qwen3-8b")})
+        # the earlier distills keep DeepSeek's own `-distill-` names
+        old, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/deepseek-r1-distill-qwen-7b",
+                             {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(entity(old), ("deepseek", "deepseek-r1-distill-qwen7b"))
+
+    def test_baidus_paddle_and_pytorch_weights_of_an_ernie_4_5_model_are_one_model(self):
+        fw, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/ernie-4p5-300b-a47b-pt",
+                            {"litellm_provider": "fireworks_ai"})
+        nv, _ = litellm_ref("novita/baidu/ernie-4.5-300b-a47b-paddle", {"litellm_provider": "novita"})
+        orr, _ = litellm_ref("openrouter/baidu/ernie-4.5-300b-a47b", {"litellm_provider": "openrouter"})
+        self.assertEqual({entity(fw), entity(nv), entity(orr)}, {("baidu", "ernie-4-5-300b-a47b")})
+        small, _ = litellm_ref("fireworks_ai/accounts/fireworks/models/ernie-4p5-21b-a3b-pt",
+                               {"litellm_provider": "fireworks_ai"})
+        self.assertEqual(entity(small), ("baidu", "ernie-4-5-21b-a3b"))
+        # the thinking model stays its own
+        th, _ = litellm_ref("novita/baidu/ernie-4.5-21B-a3b-thinking", {"litellm_provider": "novita"})
+        self.assertEqual(entity(th), ("baidu", "ernie-4-5-21b-a3b-thinking"))
+
+    def test_minimaxs_m2_her_is_openrouters_minimax_m2_her(self):
+        official, _ = genai_ref("minimax", "M2-her")
+        orr, _ = litellm_ref("openrouter/minimax/minimax-m2-her", {"litellm_provider": "openrouter"})
+        self.assertEqual(entity(official), entity(orr))
+        self.assertEqual(official.channel, "official")
 
 
 class FormerIds(unittest.TestCase):
