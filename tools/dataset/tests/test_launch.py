@@ -279,6 +279,20 @@ class Listings(unittest.TestCase):
         extract_listings.set_aside_bulk(first, undatable, lambda k, f: f["commit"])
         self.assertEqual(len(first), extract_listings.BULK)
 
+    def test_voyages_readme_table_dates_the_rows_it_adds_as_offered(self):
+        # voyage-ai/voyageai-python README.md, lines added by 259474a4 (2023-10-30), d95621a (2023-11-30)
+        self.assertEqual(extract_listings.table_ids("| `voyage-01` | 4096 | 1024 | ++++ | ++++ |"), ["voyage-01"])
+        self.assertEqual(extract_listings.table_ids("| `voyage-xl-01` | coming soon  |  |  |  |"), [])
+        self.assertEqual(extract_listings.table_ids(
+            "- `voyage-01`: the default choice with the best retrieval quality (e.g., better than OpenAI"), [])
+        doc = listings.load("voyageai-python")
+        days = listings.sdk_days(doc)
+        self.assertEqual(days["voyage-01"], ("2023-10-30", "259474a4b2c1b3a00883610815d69d4550bb6d57"))
+        # "add voyage-lite-01-instruct" (2023-11-16)
+        self.assertEqual(days["voyage-lite-01-instruct"][0], "2023-11-16")
+        self.assertNotIn("voyage-xl-01", days)
+        self.assertEqual(listings.SDK_MAKERS["voyageai-python"], "voyage")
+
     def test_a_bedrock_first_pull_dates_only_within_a_week_of_the_pull_before(self):
         # mirai73/bedrock-models: anthropic.claude-opus-4-7 first in the pull of 2026-04-17 (the
         # one before: 2026-04-16); anthropic.claude-opus-4-8 first on 2026-05-29, after 2026-05-19
