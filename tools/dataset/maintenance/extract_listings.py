@@ -1,16 +1,17 @@
 """Extract the day each model id first appears in a first-party listing kept in a git repository,
 into a facts file under tools/dataset/listings/ that the build reads (pipeline/sources/listings.py).
 
-    cd tools/dataset && python3 -m maintenance.extract_listings sdk CLONE PACKAGE_DIR ID_REGEX OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings sdk CLONE PACKAGE_DIR ID_REGEX OUT [--files GLOB] --repository OWNER/NAME --license L
     cd tools/dataset && python3 -m maintenance.extract_listings table CLONE PATH ID_REGEX OUT --repository OWNER/NAME --license L
     cd tools/dataset && python3 -m maintenance.extract_listings bedrock CLONE OUT --repository OWNER/NAME --license L
     cd tools/dataset && python3 -m maintenance.extract_listings genai CLONE OUT --repository OWNER/NAME --license L
     cd tools/dataset && python3 -m maintenance.extract_listings catalogue CLONE PATH CHANNEL OUT --repository OWNER/NAME --license L
 
 `sdk`: a maker's SDK whose generated code lists its model ids as string literals (OpenAI's
-`ChatModel`, Anthropic's `Model`). For each id, the first commit on the main line (first-parent
-history) whose diff adds a line quoting it in a `.py` file under PACKAGE_DIR: the day the maker's
-own SDK listed it. Ids the first commit already holds are listed since before the SDK's history
+`ChatModel`, Anthropic's `Model`; Z.ai's Java SDK's `Constants`: `--files '*Constants.java'`). For
+each id, the first commit on the main line (first-parent history) whose diff adds a line quoting it
+in a `.py` file (or a file named like `--files`) under PACKAGE_DIR: the day the maker's own SDK
+listed it. Ids the first commit already holds are listed since before the SDK's history
 began: their day is unknown (`undatable`, with the day of that first commit: they were listed by then);
 so are the ids of a commit adding more than BULK at once (a typed list of the models on sale).
 
@@ -62,10 +63,11 @@ def git(repo, *args):
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
 
 
-def sdk_first(repo, package_dir, id_re):
+def sdk_first(repo, package_dir, id_re, files="*.py"):
     """{id: {day, commit, path}} of the first main-line commit adding a line that quotes the id
-    in a .py file under package_dir, and the ids of the first such commit (undatable)."""
-    return added_first(repo, f"{package_dir}/*.py", lambda line: QUOTED.findall(line), id_re)
+    in a file named like `files` under package_dir, and the ids of the first such commit
+    (undatable)."""
+    return added_first(repo, f"{package_dir}/{files}", lambda line: QUOTED.findall(line), id_re)
 
 
 def table_first(repo, path, id_re):
@@ -207,6 +209,7 @@ def main():
     s.add_argument("package_dir")
     s.add_argument("id_regex")
     s.add_argument("out")
+    s.add_argument("--files", default="*.py", help="the files under PACKAGE_DIR that list the ids (a git pathspec)")
     t = sub.add_parser("table")
     t.add_argument("clone")
     t.add_argument("path")
@@ -245,8 +248,8 @@ def main():
         print(f"{args.out}: {len(first)} ids from {len(copies)} copies, {len(differ)} with differing days")
         return
     if args.kind == "sdk":
-        first, undatable = sdk_first(args.clone, args.package_dir, re.compile(args.id_regex))
-        paths = f"{args.package_dir}/**/*.py"
+        first, undatable = sdk_first(args.clone, args.package_dir, re.compile(args.id_regex), args.files)
+        paths = f"{args.package_dir}/**/{args.files}"
     elif args.kind == "table":
         first, undatable = table_first(args.clone, args.path, re.compile(args.id_regex))
         paths = args.path

@@ -293,6 +293,21 @@ class Listings(unittest.TestCase):
         self.assertNotIn("voyage-xl-01", days)
         self.assertEqual(listings.SDK_MAKERS["voyageai-python"], "voyage")
 
+    def test_zais_java_sdk_dates_the_constants_it_adds_and_not_its_catalogue_catch_up(self):
+        # zai-org/z-ai-sdk-java core/src/main/java/ai/z/openapi/core/Constants.java: "feat: support
+        # glm 4.5 (#23)" (a31894fb, 2025-07-27) adds
+        #   public static final String ModelChatGLM4_5_X = "glm-4.5-x";
+        # "fix: update test cases (#6)" (e787beb0, 2025-07-14) adds 30 model constants at once,
+        # glm-4-assistant among them: a catch-up, no day
+        self.assertEqual(extract_listings.QUOTED.findall('\tpublic static final String ModelChatGLM4_5_X = "glm-4.5-x";'),
+                         ["glm-4.5-x"])
+        doc = listings.load("z-ai-sdk-java")
+        days = listings.sdk_days(doc)
+        self.assertEqual(days["glm-4.5-x"], ("2025-07-27", "a31894fbfc840bd9c9cdd699de842b0617a32139"))
+        self.assertEqual(doc["undatable"]["glm-4-assistant"], "2025-07-14")
+        self.assertNotIn("glm-4-assistant", days)
+        self.assertEqual(listings.SDK_MAKERS["z-ai-sdk-java"], "zhipu")
+
     def test_a_bedrock_first_pull_dates_only_within_a_week_of_the_pull_before(self):
         # mirai73/bedrock-models: anthropic.claude-opus-4-7 first in the pull of 2026-04-17 (the
         # one before: 2026-04-16); anthropic.claude-opus-4-8 first on 2026-05-29, after 2026-05-19

@@ -11,6 +11,9 @@ tools/dataset/listings/<name>.json (repository, head commit, day read, license) 
   (from 2023-10-30 until the table left the README in 2024); the first commit adding a model's row
   is the first day the maker's own SDK lists it as offered (basis `maker_api`; a row saying
   "coming soon" lists nothing).
+- `z-ai-sdk-java`: the model ids Z.ai's (Zhipu's) own Java SDK lists in its constants table
+  (`Constants.java`, from 2025-07-12), read as the Python SDKs are (basis `maker_api`); its first
+  commit and a commit of 2025-07-14 adding 30 ids at once date none of them.
 - `bedrock-models`: a scheduled record of AWS Bedrock's ListFoundationModels; the first pull
   listing an id, with the pull before it (`after`), is the first day Bedrock's own model list is
   seen to show it (basis `first_listed`, or `maker_api` for Amazon's own models: Bedrock is their
@@ -31,7 +34,7 @@ from .. import FACTS
 DIR = FACTS / "listings"
 # the maker whose own SDK each listing is
 SDK_MAKERS = {"openai-python": "openai", "anthropic-sdk-python": "anthropic", "xai-sdk-python": "xai",
-              "voyageai-python": "voyage"}
+              "voyageai-python": "voyage", "z-ai-sdk-java": "zhipu"}
 BEDROCK = "bedrock-models"
 GENAI = "genai-prices"
 # a first sighting bounded by a pull more than this many days earlier dates nothing
