@@ -8,7 +8,7 @@ tools/dataset/listings/<name>.json (repository, head commit, day read, license) 
   basis `maker_api`). A commit listing more than 20 ids at once (xAI's typed list of its models
   on sale, 2025-11-26) dates none of them (extract_listings.py).
 - `voyageai-python`: the models Voyage AI's own Python SDK lists in its README's table of models
-  (from 2023-10-30 until the table left the README in 2024); the first commit adding a model's row
+  (2023-10-30 to 2024-01-23, when the table left the README); the first commit adding a model's row
   is the first day the maker's own SDK lists it as offered (basis `maker_api`; a row saying
   "coming soon" lists nothing).
 - `z-ai-sdk-java`: the model ids Z.ai's (Zhipu's) own Java SDK lists in its constants table
