@@ -1,17 +1,25 @@
 """Extract the day each model id first appears in a first-party listing kept in a git repository,
 into a facts file under tools/dataset/listings/ that the build reads (pipeline/sources/listings.py).
 
-    cd tools/dataset && python3 -m maintenance.extract_listings sdk CLONE PACKAGE_DIR ID_REGEX OUT --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings sdk CLONE PACKAGE_DIR ID_REGEX OUT [--files GLOB] --repository OWNER/NAME --license L
+    cd tools/dataset && python3 -m maintenance.extract_listings table CLONE PATH ID_REGEX OUT --repository OWNER/NAME --license L
     cd tools/dataset && python3 -m maintenance.extract_listings bedrock CLONE OUT --repository OWNER/NAME --license L
     cd tools/dataset && python3 -m maintenance.extract_listings genai CLONE OUT --repository OWNER/NAME --license L
     cd tools/dataset && python3 -m maintenance.extract_listings catalogue CLONE PATH CHANNEL OUT --repository OWNER/NAME --license L
 
 `sdk`: a maker's SDK whose generated code lists its model ids as string literals (OpenAI's
-`ChatModel`, Anthropic's `Model`). For each id, the first commit on the main line (first-parent
-history) whose diff adds a line quoting it in a `.py` file under PACKAGE_DIR: the day the maker's
-own SDK listed it. Ids the first commit already holds are listed since before the SDK's history
+`ChatModel`, Anthropic's `Model`; Z.ai's Java SDK's `Constants`: `--files '*Constants.java'`). For
+each id, the first commit on the main line (first-parent history) whose diff adds a line quoting it
+in a `.py` file (or a file named like `--files`) under PACKAGE_DIR: the day the maker's own SDK
+listed it. Ids the first commit already holds are listed since before the SDK's history
 began: their day is unknown (`undatable`, with the day of that first commit: they were listed by then);
 so are the ids of a commit adding more than BULK at once (a typed list of the models on sale).
+
+`table`: a maker's SDK whose README lists its models in a Markdown table, one model a row, its id
+in backquotes in the first cell (Voyage AI's `| \`voyage-01\` | 4096 | 1024 | ...`). For each id, the
+first main-line commit adding its row to PATH: the day the maker's own SDK listed it as offered (a
+row saying "coming soon" lists nothing). Ids of the file's first commit are `undatable`, as are
+those of a commit adding more than BULK rows.
 
 `bedrock`: mirai73/bedrock-models, a record of AWS's ListFoundationModels kept by a scheduled pull
 ("chore: update Bedrock model IDs ..." commits). An id's first pull is the first day Bedrock's
@@ -49,6 +57,9 @@ from pathlib import Path
 from pipeline.sources import catalogues
 
 QUOTED = re.compile(r'"([A-Za-z0-9][A-Za-z0-9._:\-]*)"')
+# a Markdown table row whose first cell is a model id in backquotes: | `voyage-01` | 4096 | ...
+ROW = re.compile(r"^\|\s*`([A-Za-z0-9][A-Za-z0-9._:\-]*)`\s*\|(.*)$")
+NOT_YET = re.compile(r"coming soon", re.IGNORECASE)
 PULL = "chore: update Bedrock model IDs"
 BULK = 20
 
@@ -57,11 +68,32 @@ def git(repo, *args):
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
 
 
-def sdk_first(repo, package_dir, id_re):
+def sdk_first(repo, package_dir, id_re, files="*.py"):
     """{id: {day, commit, path}} of the first main-line commit adding a line that quotes the id
-    in a .py file under package_dir, and the ids of the first such commit (undatable)."""
+    in a file named like `files` under package_dir, and the ids of the first such commit
+    (undatable)."""
+    return added_first(repo, f"{package_dir}/{files}", lambda line: QUOTED.findall(line), id_re)
+
+
+def table_first(repo, path, id_re):
+    """{id: {day, commit, path}} of the first main-line commit adding a row of a Markdown table
+    in `path` whose first cell is the id in backquotes, and the ids of the file's first commit
+    (undatable). A row announcing a model as "coming soon" does not list it as offered."""
+    return added_first(repo, path, table_ids, id_re)
+
+
+def table_ids(line):
+    """[the id] a Markdown table row lists as offered (its first cell, in backquotes), else []."""
+    m = ROW.match(line)
+    return [m.group(1)] if m and not NOT_YET.search(m.group(2)) else []
+
+
+def added_first(repo, pathspec, ids_in, id_re):
+    """{id: {day, commit, path}} of the first main-line commit (first-parent history) adding a
+    line of a file matching pathspec in which `ids_in(line)` finds the id, and the ids of the
+    first commit touching those files (undatable: listed since before the history began)."""
     log = git(repo, "log", "--first-parent", "--reverse", "-p", "--unified=0", "--format=@@C %H %cI",
-              "HEAD", "--", f"{package_dir}/*.py")
+              "HEAD", "--", pathspec)
     first, undatable, commit, path, initial = {}, {}, None, None, None
     for line in log.splitlines():
         if line.startswith("@@C "):
@@ -71,8 +103,7 @@ def sdk_first(repo, package_dir, id_re):
         elif line.startswith("+++ "):
             path = line[6:] if line.startswith("+++ b/") else None
         elif line.startswith("+") and path:
-            for m in QUOTED.finditer(line[1:]):
-                s = m.group(1)
+            for s in ids_in(line[1:]):
                 if not id_re.fullmatch(s) or s in first or s in undatable:
                     continue
                 fact = {"day": commit[1], "commit": commit[0], "path": path}
@@ -220,6 +251,12 @@ def main():
     s.add_argument("package_dir")
     s.add_argument("id_regex")
     s.add_argument("out")
+    s.add_argument("--files", default="*.py", help="the files under PACKAGE_DIR that list the ids (a git pathspec)")
+    t = sub.add_parser("table")
+    t.add_argument("clone")
+    t.add_argument("path")
+    t.add_argument("id_regex")
+    t.add_argument("out")
     b = sub.add_parser("bedrock")
     b.add_argument("clone")
     b.add_argument("out")
@@ -231,7 +268,7 @@ def main():
     c.add_argument("path", help="the copy's path, or several (comma-separated) where it moved")
     c.add_argument("channel")
     c.add_argument("out")
-    for p in (s, b, g, c):
+    for p in (s, t, b, g, c):
         p.add_argument("--repository", required=True, help="owner/name on GitHub")
         p.add_argument("--license", required=True)
         p.add_argument("--about", required=True, help="what the listing is, one sentence")
@@ -255,8 +292,11 @@ def main():
               f"{len(aside)} set aside")
         return
     if args.kind == "sdk":
-        first, undatable = sdk_first(args.clone, args.package_dir, re.compile(args.id_regex))
-        paths = f"{args.package_dir}/**/*.py"
+        first, undatable = sdk_first(args.clone, args.package_dir, re.compile(args.id_regex), args.files)
+        paths = f"{args.package_dir}/**/{args.files}"
+    elif args.kind == "table":
+        first, undatable = table_first(args.clone, args.path, re.compile(args.id_regex))
+        paths = args.path
     elif args.kind == "bedrock":
         first, undatable = bedrock_first(args.clone)
         paths = "**/bedrock_models.json"

@@ -7,7 +7,8 @@ tried in this order:
    release notes, read on the maker's own page (tools/dataset/listings/announced.json); a page
    naming only the month gives the month (precision `month`).
 2. `maker_api`: the first day the maker's own API or SDK lists the model: OpenAI's,
-   Anthropic's and xAI's Python SDKs, and Bedrock's own model list for Amazon's models (sources/listings.py).
+   Anthropic's, xAI's and Voyage AI's Python SDKs, Z.ai's Java SDK, and Bedrock's own model list
+   for Amazon's models (sources/listings.py).
 3. `first_listed`: the first day a channel's own listing shows it: OpenRouter's catalogue (the day
    its `created` field gives, from copies of `/api/v1/models` kept in repositories, or as the
    model's page on OpenRouter shows it, sources/catalogues.py;
@@ -82,6 +83,7 @@ IMPORTED_LEDGER = "added by litellm on a day it imported a catalogue (more than 
 LISTED, LISTED_VALUE = "listed", "yes"
 # the sightings that are a maker's or a channel's own listing (the rest are secondary sources')
 FIRST_PARTY_SOURCES = {"openai/openai-python", "anthropics/anthropic-sdk-python", "xai-org/xai-sdk-python",
+                       "voyage-ai/voyageai-python", "zai-org/z-ai-sdk-java",
                        "mirai73/bedrock-models", "azure-genai-prices", "model-price-radar", "openrouter-api", "openrouter-page",
                        "together-api"}
 PASSED_LATE = "launch day later than a sighting of the model on sale (more than 7 days): not its launch"

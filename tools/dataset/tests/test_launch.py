@@ -281,6 +281,35 @@ class Listings(unittest.TestCase):
         extract_listings.set_aside_bulk(first, undatable, lambda k, f: f["commit"])
         self.assertEqual(len(first), extract_listings.BULK)
 
+    def test_voyages_readme_table_dates_the_rows_it_adds_as_offered(self):
+        # voyage-ai/voyageai-python README.md, lines added by 259474a4 (2023-10-30), d95621a (2023-11-30)
+        self.assertEqual(extract_listings.table_ids("| `voyage-01` | 4096 | 1024 | ++++ | ++++ |"), ["voyage-01"])
+        self.assertEqual(extract_listings.table_ids("| `voyage-xl-01` | coming soon  |  |  |  |"), [])
+        self.assertEqual(extract_listings.table_ids(
+            "- `voyage-01`: the default choice with the best retrieval quality (e.g., better than OpenAI"), [])
+        doc = listings.load("voyageai-python")
+        days = listings.sdk_days(doc)
+        self.assertEqual(days["voyage-01"], ("2023-10-30", "259474a4b2c1b3a00883610815d69d4550bb6d57"))
+        # "add voyage-lite-01-instruct" (2023-11-16)
+        self.assertEqual(days["voyage-lite-01-instruct"][0], "2023-11-16")
+        self.assertNotIn("voyage-xl-01", days)
+        self.assertEqual(listings.SDK_MAKERS["voyageai-python"], "voyage")
+
+    def test_zais_java_sdk_dates_the_constants_it_adds_and_not_its_catalogue_catch_up(self):
+        # zai-org/z-ai-sdk-java core/src/main/java/ai/z/openapi/core/Constants.java: "feat: support
+        # glm 4.5 (#23)" (a31894fb, 2025-07-27) adds
+        #   public static final String ModelChatGLM4_5_X = "glm-4.5-x";
+        # "fix: update test cases (#6)" (e787beb0, 2025-07-14) adds 30 model constants at once,
+        # glm-4-assistant among them: a catch-up, no day
+        self.assertEqual(extract_listings.QUOTED.findall('\tpublic static final String ModelChatGLM4_5_X = "glm-4.5-x";'),
+                         ["glm-4.5-x"])
+        doc = listings.load("z-ai-sdk-java")
+        days = listings.sdk_days(doc)
+        self.assertEqual(days["glm-4.5-x"], ("2025-07-27", "a31894fbfc840bd9c9cdd699de842b0617a32139"))
+        self.assertEqual(doc["undatable"]["glm-4-assistant"], "2025-07-14")
+        self.assertNotIn("glm-4-assistant", days)
+        self.assertEqual(listings.SDK_MAKERS["z-ai-sdk-java"], "zhipu")
+
     def test_a_bedrock_first_pull_dates_only_within_a_week_of_the_pull_before(self):
         # mirai73/bedrock-models: anthropic.claude-opus-4-7 first in the pull of 2026-04-17 (the
         # one before: 2026-04-16); anthropic.claude-opus-4-8 first on 2026-05-29, after 2026-05-19

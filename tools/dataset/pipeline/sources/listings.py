@@ -7,6 +7,13 @@ tools/dataset/listings/<name>.json (repository, head commit, day read, license) 
   lists; the first commit listing an id is the first day the maker's own SDK lists it (launch
   basis `maker_api`). A commit listing more than 20 ids at once (xAI's typed list of its models
   on sale, 2025-11-26) dates none of them (extract_listings.py).
+- `voyageai-python`: the models Voyage AI's own Python SDK lists in its README's table of models
+  (2023-10-30 to 2024-01-23, when the table left the README); the first commit adding a model's row
+  is the first day the maker's own SDK lists it as offered (basis `maker_api`; a row saying
+  "coming soon" lists nothing).
+- `z-ai-sdk-java`: the model ids Z.ai's (Zhipu's) own Java SDK lists in its constants table
+  (`Constants.java`, from 2025-07-12), read as the Python SDKs are (basis `maker_api`); its first
+  commit and a commit of 2025-07-14 adding 30 ids at once date none of them.
 - `bedrock-models`: a scheduled record of AWS Bedrock's ListFoundationModels; the first pull
   listing an id, with the pull before it (`after`), is the first day Bedrock's own model list is
   seen to show it (basis `first_listed`, or `maker_api` for Amazon's own models: Bedrock is their
@@ -26,7 +33,8 @@ from .. import FACTS
 
 DIR = FACTS / "listings"
 # the maker whose own SDK each listing is
-SDK_MAKERS = {"openai-python": "openai", "anthropic-sdk-python": "anthropic", "xai-sdk-python": "xai"}
+SDK_MAKERS = {"openai-python": "openai", "anthropic-sdk-python": "anthropic", "xai-sdk-python": "xai",
+              "voyageai-python": "voyage", "z-ai-sdk-java": "zhipu"}
 BEDROCK = "bedrock-models"
 GENAI = "genai-prices"
 # a first sighting bounded by a pull more than this many days earlier dates nothing
