@@ -31,7 +31,13 @@ is a re-import of the catalogue: the most models (without variants) any day give
 began listing embedding models), each the day OpenRouter added them. zny05/openrouter-trans-merge-litellm-costmap keeps one copy
 of 2026-09-16 or later (its newest `created`), of which no snapshot could be fetched: its 42
 newest entries (created 2026-08-20 to 2026-09-16, after the copy of 2026-08-19 above) were read at
-the commit in the search tool's store of the file. madviking/pydantic-llm-tester keeps 6 copies of
+the commit in the search tool's store of the file. teodorio95-portofolio/ai-trends-digest keeps a
+reduced copy its digest fetched on 2026-10-08 (per id: name, prices, `created` as OpenRouter gives
+it), read the same way: its 43 entries created after 2026-08-19 that no other copy lists (Pareto,
+Ternary Bonsai 2 27B, Ling 3.1 Flash, GLM 5.3 FlashX, ~z-ai/glm-latest, ...); the 34 it shares with
+zny05's copy have the same day in both, and a full copy of 2026-10-07 (vibewatch/FutureGrid, in the
+store only, not taken) gives cohere/command-a-plus, typesafe/jev-router and unbiased/pareto the
+same times to the second. madviking/pydantic-llm-tester keeps 6 copies of
 2025-05-22 and 2025-05-23 (321 ids, 142 no other copy here lists: the community models OpenRouter
 dropped in 2025, Starcannon, Magnum, EVA, Lumimaid, ...); two ids it shares with the later copies
 have an earlier day there, OpenRouter having created the id anew later (gemini-2.5-pro-preview,
@@ -85,7 +91,7 @@ CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-
               "openrouter-openrouter-free-api": "openrouter", "openrouter-pages": "openrouter",
               "together-webdb-app": "together",
               "openrouter-openrouter-trans-merge-litellm-costmap": "openrouter",
-              "openrouter-pydantic-llm-tester": "openrouter"}
+              "openrouter-pydantic-llm-tester": "openrouter", "openrouter-ai-trends-digest": "openrouter"}
 # how a launch names the source: the channel's list, the field read, the copy it was read in
 LABELS = {"openrouter": "openrouter-api created", "together": "together-api created_at"}
 # ... or the channel's page of the model that shows the field
