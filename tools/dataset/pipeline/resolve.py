@@ -314,6 +314,11 @@ SAME_MODEL = {
     "deepseek-r1-0528-distill-qwen3-8b": "deepseek-r1-0528-qwen3-8b",
     # MiniMax's API id of MiniMax-M2-her is `M2-her`, without the `MiniMax-` its other ids carry
     "m2-her": "minimax-m2-her",
+    # xAI's model page of Grok 4.20 lists `grok-4.20-reasoning`, `grok-4.20-beta-reasoning` and
+    # `grok-4.20-reasoning-gv2` among the aliases of one model (former_ids.json); the model keeps
+    # the id Azure and Vertex AI sell it under too
+    "grok-4-20-beta-reasoning": "grok-4-20-reasoning",
+    "grok-4-20-reasoning-gv2": "grok-4-20-reasoning",
 }
 
 

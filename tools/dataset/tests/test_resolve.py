@@ -177,6 +177,18 @@ class OneModel(unittest.TestCase):
         self.assertEqual(entity(official), entity(orr))
         self.assertEqual(official.channel, "official")
 
+    def test_xais_grok_4_20_beta_reasoning_and_gv2_are_grok_4_20_reasoning(self):
+        # litellm 1.109.1 prices the three keys on xAI's API; xAI's model page lists them among the
+        # aliases of one model (tools/dataset/former_ids.json)
+        def ll(key):
+            ref, _ = litellm_ref(key, {"litellm_provider": "xai"})
+            return entity(ref)
+        merged = {ll("xai/grok-4.20-beta-reasoning"), ll("xai/grok-4.20-reasoning-gv2"),
+                  ll("xai/grok-4.20-reasoning")}
+        self.assertEqual(merged, {("xai", "grok-4-20-reasoning")})
+        # the non-reasoning gv2 alias, which no stored copy of xAI's pages names, stays its own
+        self.assertEqual(ll("xai/grok-4.20-non-reasoning-gv2"), ("xai", "grok-4-20-non-reasoning-gv2"))
+
 
 class FormerIds(unittest.TestCase):
     """On the bundled snapshot: every former id resolves to the model it names now."""
