@@ -468,7 +468,25 @@ class Catalogues(unittest.TestCase):
         self.assertEqual(catalogues.page_day(page), "2024-09-30")
         self.assertEqual(catalogues.page_day("Created May 14, 20241,000,000 context"), "2024-05-14")
         with self.assertRaises(ValueError):
-            catalogues.page_day("Released Sep 30, 2024")
+            catalogues.page_day("Published Sep 30, 2024")
+        # the words of another language are not read
+        with self.assertRaises(ValueError):
+            catalogues.page_day("Veröffentlicht\n26. Juni 2025")
+
+    def test_a_model_page_of_the_newer_design_is_read_as_the_day_its_released_line_names(self):
+        # https://openrouter.ai/inception/mercury as stored in 2026: /providers in the older design,
+        # /pricing in the newer one, the same `created` day
+        older = "Inception: Mercury\n\ninception/mercury\n\nCreated Jun 26, 2025128,000 context\n$0.25/M input tokens"
+        newer = "Inception: Mercury\n\nGoing away April 15, 2026\n\ninception/mercury\n\nReleased Jun 26, 2025128,000 context"
+        self.assertEqual(catalogues.page_day(older), "2025-06-26")
+        self.assertEqual(catalogues.page_day(newer), "2025-06-26")
+        # https://openrouter.ai/openai/gpt-3.5-turbo:batch: "Released" on a line of its own, the day
+        # OpenRouter created openai/gpt-3.5-turbo, not OpenAI's release of the model (2023-03-01)
+        batch = "Context\n\n16K\n\nReleased\n\nMay 28, 2023\n\nKnowledge Cutoff\n\nSep 2021"
+        self.assertEqual(catalogues.page_day(batch), "2023-05-28")
+        got = catalogues.load()["openrouter"]
+        self.assertEqual(got["inception/mercury-3"],
+                         ("2026-10-16", "openrouter-page Created, https://openrouter.ai/inception/mercury-3"))
         got = catalogues.load()["openrouter"]
         # lfm-40b left OpenRouter before any copy of its list kept here; its page names the day
         self.assertEqual(got["liquid/lfm-40b"], ("2024-09-30", "openrouter-page Created, https://openrouter.ai/liquid/lfm-40b"))

@@ -131,6 +131,8 @@ class OneModel(unittest.TestCase):
             (ll("novita/sao10k/l31-70b-euryale-v2.2"), ll("openrouter/sao10k/l3.1-euryale-70b")),
             (ll("fireworks_ai/accounts/fireworks/models/cogito-671b-v2-p1"),
              ll("openrouter/deepcogito/cogito-v2.1-671b")),
+            (entity(genai_ref("together", "nvidia/NVIDIA-Nemotron-3.5-Super-VL")[0]),
+             entity(genai_ref("openrouter", "nvidia/nemotron-3.5-super-vl")[0])),
         )
         for a, b in pairs:
             self.assertEqual(a[1], b[1])

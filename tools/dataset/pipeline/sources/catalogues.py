@@ -55,7 +55,12 @@ OpenRouter dropped before any copy above, stored copies of their pages give the 
 (tools/dataset/listings/openrouter-pages.json, each with its URL and the words read); each of the
 6 read of models the archived copies list falls between the last archived copy without the model
 and the first with it (radar.py: liquid/lfm-40b created 2024-09-30, archived from 2024-10-01, not on
-2024-09-05); google/palm-2-chat-bison (created 2023-07-20) is in none of them.
+2024-09-05); google/palm-2-chat-bison (created 2023-07-20) is in none of them. OpenRouter's
+newer page design prints the same field as "Released <Mon D, YYYY>": its stored pages show
+inception/mercury "Created Jun 26, 2025" (/providers, older design) and "Released Jun 26, 2025"
+(/pricing, newer), and openai/gpt-3.5-turbo:batch "Released May 28, 2023", the `created` day of
+openai/gpt-3.5-turbo ("Created May 28, 2023"), not OpenAI's release of the model (2023-03-01):
+the day OpenRouter created the id, not the maker's release. Only the English words are read.
 
 Together's own model list is kept the same way: a repository that committed Together's older
 `/models/info` answer (WebDB-App/app, five commits of four lists, 2024-01-12 to 2024-04-03) gives
@@ -96,7 +101,8 @@ CATALOGUES = {"openrouter-unified-llm-pricing": "openrouter", "openrouter-gptel-
 LABELS = {"openrouter": "openrouter-api created", "together": "together-api created_at"}
 # ... or the channel's page of the model that shows the field
 PAGE_LABELS = {"openrouter": "openrouter-page Created"}
-CREATED = re.compile(r"Created ([A-Z][a-z]{2}) (\d{1,2}), (\d{4})")
+# "Created <Mon D, YYYY>", or "Released" (on a line of its own in the newer page design)
+CREATED = re.compile(r"(?:Created|Released)\s+([A-Z][a-z]{2}) (\d{1,2}), (\d{4})")
 DAY = re.compile(r"\d{4}-\d\d-\d\d")
 
 
@@ -142,11 +148,11 @@ def utc_day(seconds):
 
 
 def page_day(says):
-    """The day (YYYY-MM-DD) a model page's "Created <Mon D, YYYY>" names; ValueError when the
-    words name none."""
+    """The day (YYYY-MM-DD) a model page's "Created <Mon D, YYYY>" (or "Released <Mon D, YYYY>")
+    names; ValueError when the words name none."""
     m = CREATED.search(says)
     if not m:
-        raise ValueError(f"no 'Created <Mon D, YYYY>' in {says!r}")
+        raise ValueError(f"no 'Created <Mon D, YYYY>' or 'Released <Mon D, YYYY>' in {says!r}")
     return dt.datetime.strptime(" ".join(m.groups()), "%b %d %Y").date().isoformat()
 
 
