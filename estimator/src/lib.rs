@@ -95,7 +95,7 @@ pub use estimate::{
     estimate_many, sort_by_total_cost,
 };
 pub use money::{
-    MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money, write_money,
+    MONEY_ROUNDING, MONEY_SCALE, format_exact, format_money, round_money, write_exact, write_money,
 };
 pub use preset::{Preset, RequestVolumes, UnknownPreset};
 pub use prices::{ModelPrices, PriceField};

@@ -8,6 +8,9 @@
 //! id is every segment up to the suffix of a model operation (`/history`), so
 //! it may be sent raw or with `/` encoded as `%2F` alike ([`model_operation`]).
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
 use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use salvo::prelude::*;
 use serde_json::Value;
@@ -61,15 +64,42 @@ impl Answer for Endpoint {
 /// segments are skipped, as the router skips them.
 pub(super) fn model_operation(path: &str) -> Option<(&'static Operation, String)> {
     // Decoded one by one: a segment holding an encoded `/` is never a literal.
-    let segments: Vec<String> = path
+    // Borrowed where nothing is encoded: the router's filters and the metrics
+    // ask this of every request to a model route.
+    let segments: Vec<Cow<'_, str>> = path
         .split('/')
         .filter(|s| !s.is_empty())
-        .map(|s| {
-            percent_encoding::percent_decode_str(s)
-                .decode_utf8_lossy()
-                .into_owned()
-        })
+        .map(|s| percent_encoding::percent_decode_str(s).decode_utf8_lossy())
         .collect();
+    MODEL_ROUTES
+        .iter()
+        .filter_map(|route| {
+            let rest = segments.get(route.prefix.len()..)?;
+            let id = rest.get(..rest.len().checked_sub(route.suffix.len())?)?;
+            let matches = segments[..route.prefix.len()]
+                .iter()
+                .map(AsRef::as_ref)
+                .eq(route.prefix.iter().copied())
+                && rest[id.len()..]
+                    .iter()
+                    .map(AsRef::as_ref)
+                    .eq(route.suffix.iter().copied())
+                && !id.is_empty();
+            matches.then_some((route.suffix.len(), route.operation, id))
+        })
+        .max_by_key(|(suffix, _, _)| *suffix)
+        .map(|(_, operation, id)| (operation, id.join("/")))
+}
+
+/// An operation whose path holds `{model_id}`, with the literal segments
+/// before and after it.
+struct ModelRoute {
+    operation: &'static Operation,
+    prefix: Vec<&'static str>,
+    suffix: Vec<&'static str>,
+}
+
+static MODEL_ROUTES: LazyLock<Vec<ModelRoute>> = LazyLock::new(|| {
     let literals = |part: &'static str| -> Vec<&'static str> {
         part.split('/').filter(|s| !s.is_empty()).collect()
     };
@@ -77,17 +107,14 @@ pub(super) fn model_operation(path: &str) -> Option<(&'static Operation, String)
         .iter()
         .filter_map(|operation| {
             let (prefix, suffix) = operation.path.split_once("{model_id}")?;
-            let (prefix, suffix) = (literals(prefix), literals(suffix));
-            let rest = segments.get(prefix.len()..)?;
-            let id = rest.get(..rest.len().checked_sub(suffix.len())?)?;
-            let matches = segments[..prefix.len()].iter().eq(&prefix)
-                && rest[id.len()..].iter().eq(&suffix)
-                && !id.is_empty();
-            matches.then(|| (suffix.len(), operation, id.join("/")))
+            Some(ModelRoute {
+                operation,
+                prefix: literals(prefix),
+                suffix: literals(suffix),
+            })
         })
-        .max_by_key(|(suffix, _, _)| *suffix)
-        .map(|(_, operation, id)| (operation, id))
-}
+        .collect()
+});
 
 /// An endpoint's answer: the response, or the error it renders.
 #[async_trait]
