@@ -41,7 +41,7 @@ impl Answer for Endpoint {
         let operation = self.operation;
         let q = Query::parse(req.uri().query(), operation.params)?;
         let id = if operation.takes_model_id() {
-            let id = model_operation(req.uri().path())
+            let id = asked_model_operation(req)
                 .map(|(_, id)| id)
                 .unwrap_or_default();
             check_model_id("model_id", &id)?;
@@ -90,6 +90,23 @@ pub(super) fn model_operation(path: &str) -> Option<(&'static Operation, String)
         .max_by_key(|(suffix, _, _)| *suffix)
         .map(|(_, operation, id)| (operation, id.join("/")))
 }
+
+/// The model operation a request asks for ([`model_operation`] of its
+/// path), found once per request and kept in its extensions: the router's
+/// filter of each model route, the endpoint and the metrics all ask.
+pub(super) fn asked_model_operation(req: &mut Request) -> Option<(&'static Operation, String)> {
+    if let Some(AskedModelOperation(asked)) = req.extensions().get::<AskedModelOperation>() {
+        return asked.clone();
+    }
+    let asked = model_operation(req.uri().path());
+    req.extensions_mut()
+        .insert(AskedModelOperation(asked.clone()));
+    asked
+}
+
+/// What [`asked_model_operation`] found, in the request's extensions.
+#[derive(Clone)]
+pub(super) struct AskedModelOperation(pub(super) Option<(&'static Operation, String)>);
 
 /// An operation whose path holds `{model_id}`, with the literal segments
 /// before and after it.

@@ -52,7 +52,7 @@ pub fn router(demo_dir: &Path) -> Router {
                     // (`/history` or none; `endpoints::model_operation`).
                     Some((prefix, _)) => Router::with_path(format!("{prefix}{{*+model_path}}"))
                         .filter_fn(move |req, _| {
-                            endpoints::model_operation(req.uri().path())
+                            endpoints::asked_model_operation(req)
                                 .is_some_and(|(asked, _)| asked.path == operation.path)
                         })
                         .push(endpoint),
