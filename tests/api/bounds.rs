@@ -64,6 +64,36 @@ async fn a_30_kb_model_id_is_refused_on_every_path_that_takes_one() {
 }
 
 #[tokio::test]
+async fn a_query_over_64_kib_is_the_http_layers_414_as_the_document_says() {
+    let (_db, app) = fixture_app().await;
+    // Over the HTTP layer's bound on a request line (docs/api.md, "Limits"):
+    // hyper answers before the service sees a request, and the OpenAPI
+    // document lists that answer on every operation.
+    let head = format!(
+        "GET /feeds/changes.json?model={} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        "m".repeat(70_000),
+        app.addr
+    );
+    let answer = raw_exchange(&app, &head, Duration::from_secs(20)).await;
+    assert!(
+        answer.starts_with("HTTP/1.1 414"),
+        "{}",
+        &answer[..answer.len().min(200)]
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&app.call("/api/v1/openapi.json").await.expect(200).text)
+            .expect("the document");
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("operations") {
+            assert_eq!(
+                operation["responses"]["414"]["$ref"], "#/components/responses/UriTooLong",
+                "{method} {path}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn messages_quote_a_short_prefix_of_a_bad_value() {
     let (_db, app) = fixture_app().await;
     let bad = format!("cheapest{}", "x".repeat(500));
