@@ -42,7 +42,7 @@ impl Answer for Endpoint {
         let q = Query::parse(req.uri().query(), operation.params)?;
         let id = if operation.takes_model_id() {
             let id = asked_model_operation(req)
-                .map(|(_, id)| id)
+                .map(|(_, id)| id.to_owned())
                 .unwrap_or_default();
             check_model_id("model_id", &id)?;
             Some(id)
@@ -91,22 +91,31 @@ pub(super) fn model_operation(path: &str) -> Option<(&'static Operation, String)
         .map(|(_, operation, id)| (operation, id.join("/")))
 }
 
-/// The model operation a request asks for ([`model_operation`] of its
-/// path), found once per request and kept in its extensions: the router's
-/// filter of each model route, the endpoint and the metrics all ask.
-pub(super) fn asked_model_operation(req: &mut Request) -> Option<(&'static Operation, String)> {
-    if let Some(AskedModelOperation(asked)) = req.extensions().get::<AskedModelOperation>() {
-        return asked.clone();
+/// The model operation a request asks for and its model id
+/// ([`model_operation`] of its path), found once per request and kept in its
+/// extensions: the router's filter of each model route, the endpoint and the
+/// metrics' route label ([`asked_operation`]) all ask.
+pub(super) fn asked_model_operation(req: &mut Request) -> Option<(&'static Operation, &str)> {
+    if req.extensions().get::<AskedModelOperation>().is_none() {
+        let asked = AskedModelOperation(model_operation(req.uri().path()));
+        req.extensions_mut().insert(asked);
     }
-    let asked = model_operation(req.uri().path());
-    req.extensions_mut()
-        .insert(AskedModelOperation(asked.clone()));
+    let AskedModelOperation(asked) = req.extensions().get::<AskedModelOperation>()?;
     asked
+        .as_ref()
+        .map(|(operation, id)| (*operation, id.as_str()))
+}
+
+/// The model operation a request was found to ask for, if a model route's
+/// filter looked ([`asked_model_operation`]).
+pub(super) fn asked_operation(req: &Request) -> Option<&'static Operation> {
+    let AskedModelOperation(asked) = req.extensions().get::<AskedModelOperation>()?;
+    asked.as_ref().map(|(operation, _)| *operation)
 }
 
 /// What [`asked_model_operation`] found, in the request's extensions.
 #[derive(Clone)]
-pub(super) struct AskedModelOperation(pub(super) Option<(&'static Operation, String)>);
+struct AskedModelOperation(Option<(&'static Operation, String)>);
 
 /// An operation whose path holds `{model_id}`, with the literal segments
 /// before and after it.

@@ -23,7 +23,7 @@ use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use salvo::prelude::*;
 use time::OffsetDateTime;
 
-use super::endpoints::{AskedModelOperation, model_operation};
+use super::endpoints::asked_operation;
 use crate::access::limits::client_addr;
 use crate::error::{ApiError, ErrorCode};
 use crate::service::{AppState, state};
@@ -179,15 +179,11 @@ fn route_label(req: &Request) -> &str {
     if matched.is_empty() {
         return UNMATCHED;
     }
-    if matched.contains("{*+model_path}") {
-        // The router's filter found it already (endpoints::asked_model_operation).
-        let asked = match req.extensions().get::<AskedModelOperation>() {
-            Some(AskedModelOperation(asked)) => asked.as_ref().map(|(operation, _)| *operation),
-            None => model_operation(req.uri().path()).map(|(operation, _)| operation),
-        };
-        if let Some(operation) = asked {
-            return operation.path.trim_start_matches('/');
-        }
+    // A model route matched only once its filter found the operation.
+    if matched.contains("{*+model_path}")
+        && let Some(operation) = asked_operation(req)
+    {
+        return operation.path.trim_start_matches('/');
     }
     matched
 }
