@@ -110,32 +110,34 @@ fn small_micros(amount: Decimal) -> Option<(bool, u64)> {
 /// Appends `micros` millionths as a decimal with exactly [`MONEY_SCALE`] places.
 fn push_micros(out: &mut String, micros: u64) {
     const UNIT: u64 = 10u64.pow(MONEY_SCALE);
-    const PIECE: u64 = 100_000_000;
     // 20 digits of u64::MAX and the point, written from the right.
     let mut buf = [0u8; 21];
-    let mut start = buf.len();
-    // The digit loops run on u32 pieces below 10^8: in WASM, a 64-bit division by a constant
-    // becomes a 128-bit multiplication, a library call, and the chart renders thousands of
-    // amounts a draw.
-    let whole = micros / UNIT;
-    let (high, low) = (whole / PIECE, (whole % PIECE) as u32);
-    start = push_digits(
-        &mut buf,
-        start,
-        (micros % UNIT) as u32,
-        MONEY_SCALE as usize,
-    );
+    let end = buf.len();
+    let mut start = push_digits(&mut buf, end, (micros % UNIT) as u32, MONEY_SCALE as usize);
     start -= 1;
     buf[start] = b'.';
-    if high > 0 {
-        start = push_digits(&mut buf, start, low, 8);
-        // Below 2^64 / 10^14, so a u32.
-        start = push_digits(&mut buf, start, high as u32, 1);
-    } else {
-        // At least one digit before the point.
-        start = push_digits(&mut buf, start, low, 1);
-    }
+    start = push_u64(&mut buf, start, micros / UNIT);
     out.extend(buf[start..].iter().map(|&b| char::from(b)));
+}
+
+/// Writes the decimal digits of `n` (at least one) into `buf` ending before `end`; returns
+/// where they start. The digit loops run on u32 pieces below 10^8: in WASM, a 64-bit division
+/// by a constant becomes a 128-bit multiplication, a library call, and the chart renders
+/// thousands of amounts a draw.
+fn push_u64(buf: &mut [u8], end: usize, n: u64) -> usize {
+    const PIECE: u64 = 100_000_000;
+    let (rest, low) = (n / PIECE, (n % PIECE) as u32);
+    if rest == 0 {
+        return push_digits(buf, end, low, 1);
+    }
+    let start = push_digits(buf, end, low, 8);
+    let (high, middle) = (rest / PIECE, (rest % PIECE) as u32);
+    if high == 0 {
+        return push_digits(buf, start, middle, 1);
+    }
+    let start = push_digits(buf, start, middle, 8);
+    // Below 2^64 / 10^16, so a u32.
+    push_digits(buf, start, high as u32, 1)
 }
 
 /// Writes the decimal digits of `n`, zero-padded to `width`, into `buf` ending before `end`;
@@ -186,22 +188,11 @@ pub fn write_exact(out: &mut String, value: Decimal) {
     if value.is_sign_negative() {
         out.push('-');
     }
-    // The 20 digits of a u64, zero-padded on the left up to the 28 places a scale may have:
-    // pieces below 10^8, as push_micros writes them (u32 arithmetic, cheap in WASM).
-    const PIECE: u64 = 100_000_000;
+    // The digits of a u64, zero-padded on the left up to the 28 places a scale may have.
     let mut digits = [b'0'; 30];
     let end = digits.len();
-    let (rest, low) = (magnitude / PIECE, (magnitude % PIECE) as u32);
-    let mut start = push_digits(&mut digits, end, low, 8);
-    start = push_digits(&mut digits, start, (rest % PIECE) as u32, 8);
-    // Below 2^64 / 10^16, so a u32.
-    start = push_digits(&mut digits, start, (rest / PIECE) as u32, 1);
     let scale = value.scale() as usize;
-    let first = digits[start..]
-        .iter()
-        .position(|&d| d != b'0')
-        .map_or(end, |i| start + i)
-        .min(end - scale - 1);
+    let first = push_u64(&mut digits, end, magnitude).min(end - scale - 1);
     let point = end - scale;
     out.extend(digits[first..point].iter().map(|&b| char::from(b)));
     if scale > 0 {
