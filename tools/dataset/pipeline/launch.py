@@ -153,8 +153,9 @@ class Facts:
                            for ch, days in catalogues.load(directory).items()}
         # per channel: the entries of its list that list each id (the id, or only its variants)
         self.listed_as = {ch: catalogues.listed_as(days) for ch, days in self.catalogues.items()}
-        # the ids OpenRouter's own lists (copies of its catalogue, the archive) file its models under
-        self.openrouter_known = set(self.catalogues.get("openrouter", {})) | set(archive[1] if archive else ())
+        # the authors OpenRouter's own lists (copies of its catalogue, the archive) file its models under
+        self.openrouter_authors = catalogues.authors(set(self.catalogues.get("openrouter", {}))
+                                                     | set(archive[1] if archive else ()))
         self.pages = {}
         for f in json.loads((Path(directory) / "announced.json").read_text())["launches"]:
             if not as_of or page_launch(f).day <= as_of:
@@ -163,7 +164,7 @@ class Facts:
     def candidates(self, m):
         """([Launch] in the order tried, [Sighting], [(Launch or Sighting, rule, detail)] dropped)."""
         cands, seen, dropped = [], [], []
-        ids = dict(m.ids, openrouter=catalogues.authored(m.ids.get("openrouter", ()), self.openrouter_known))
+        ids = dict(m.ids, openrouter=catalogues.authored(m.ids.get("openrouter", ()), self.openrouter_authors))
         # a model merged from several keeps the earliest day read on a maker's page for any of them
         page = min((page_launch(self.pages[i]) for i in (m.id,) + m.former if i in self.pages), default=None)
         if page:

@@ -495,8 +495,9 @@ class Catalogues(unittest.TestCase):
         # genai-prices' `llama-3.1-nemotron-ultra-253b-v1` is OpenRouter's
         # `nvidia/llama-3.1-nemotron-ultra-253b-v1` (created 2025-04-08 in the copies of
         # skissue/gptel-openrouter-models; its :free variant archived from 2025-05-03)
-        known = {"nvidia/llama-3.1-nemotron-ultra-253b-v1", "nvidia/llama-3.1-nemotron-ultra-253b-v1:free",
-                 "thudm/glm-4-32b", "z-ai/glm-4-32b"}
+        known = catalogues.authors({"nvidia/llama-3.1-nemotron-ultra-253b-v1",
+                                    "nvidia/llama-3.1-nemotron-ultra-253b-v1:free",
+                                    "thudm/glm-4-32b", "z-ai/glm-4-32b"})
         self.assertEqual(catalogues.authored(["llama-3.1-nemotron-ultra-253b-v1"], known),
                          ["nvidia/llama-3.1-nemotron-ultra-253b-v1"])
         self.assertEqual(catalogues.authored(["llama-3.1-nemotron-ultra-253b-v1:free"], known),

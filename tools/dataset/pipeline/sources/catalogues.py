@@ -156,19 +156,26 @@ def page_day(says):
     return dt.datetime.strptime(" ".join(m.groups()), "%b %d %Y").date().isoformat()
 
 
-def authored(ids, known):
+def authors(known):
+    """{id without its author: {the ids with one}} of the ids OpenRouter's own lists (`known`:
+    ids of its catalogue copies and archive) file its models under, variants (`:free`) left out:
+    what `authored` reads, built once per build."""
+    out = {}
+    for k in known:
+        base = k.split(":", 1)[0]
+        if "/" in base:
+            out.setdefault(base.split("/", 1)[1], set()).add(base)
+    return out
+
+
+def authored(ids, authors):
     """`ids` (a model's OpenRouter ids as its sources spell them) with each id that names no author
-    given the one author OpenRouter's own lists (`known`: ids of its catalogue copies and archive)
-    file it under; an id no listed model or more than one ends with stays as it is. genai-prices
+    given the one author OpenRouter's own lists file it under (`authors`: the index `authors`
+    builds); an id no listed model or more than one ends with stays as it is. genai-prices
     spells some OpenRouter ids without the author: `llama-3.1-nemotron-ultra-253b-v1` for
     OpenRouter's `nvidia/llama-3.1-nemotron-ultra-253b-v1` (created 2025-04-08 in the copies of
     skissue/gptel-openrouter-models), so its own lists would not be read for the model. A variant
     (`:free`) keeps its suffix."""
-    authors = {}
-    for k in known:
-        base = k.split(":", 1)[0]
-        if "/" in base:
-            authors.setdefault(base.split("/", 1)[1], set()).add(base)
     out = set()
     for i in ids:
         base, sep, variant = i.partition(":")
