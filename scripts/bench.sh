@@ -17,13 +17,15 @@
 # answers each); then warm, on a server with the cache, the first request's
 # latency (a miss: curl -w) and the throughput with p50/p99 (cache hits).
 # In the same run nginx serves the body of GET /models as a static file (the
-# ceiling); every warm throughput is shown as a ratio to it (the free key's
-# rows are the busy-key rows: one key, every request counted, from leases).
+# ceiling, measured just before the warm rows); every warm throughput is shown
+# as a ratio to it (the free key's rows are the busy-key rows: one key, every
+# request counted, from leases).
 # One more row serves GET /models to an internal key (never counted), for the
 # cost of the accounting. Then anonymous traffic from a new client address
 # per request (X-Forwarded-For from localhost trusted) on the list, card and
 # changes endpoints at 32 and 64 connections (BENCH_ANON_CONNECTIONS), each
-# beside nginx serving the same bytes with as many connections, with the
+# beside nginx serving the same bytes with as many connections to the same
+# wrk script (and, for reference, to plain wrk without it), with the
 # accounting's database calls per 1,000 counted requests and the share
 # admitted in memory (shard leases). Then the database time of each `api`
 # function (pgbench -f, one client, BENCH_PG_DURATION 5 s: average and p99
@@ -151,13 +153,10 @@ first_ms() {
     curl -s -o /dev/null -w '%{time_total}' -H "X-API-Key: $KEY" "$@" "$url" | awk '{printf "%.2f", $1 * 1000}'
 }
 
-# The ceiling: nginx serving the body of GET /models as a static file.
+# The ceiling: nginx serving the body of GET /models as a static file,
+# measured just before the warm rows (below).
 nginx_setup "$DATA/nginx"
 api "/api/v1/models" >"$DATA/nginx/www/models.json"
-nginx_start models.json
-log "nginx ceiling on 127.0.0.1:$NGINX_PORT ($(wc -c <"$DATA/nginx/www/models.json") bytes)"
-read -r NGINX_RPS NGINX_P50 NGINX_P99 < <(run_wrk "nginx" "http://127.0.0.1:$NGINX_PORT/models.json")
-nginx_stop
 
 # Cold: every request a cache miss.
 declare -A COLD
@@ -177,6 +176,12 @@ stop_server
 # Warm: the response cache on; X-Forwarded-For from this host trusted, for
 # the anonymous rows below.
 serve --trusted-proxies 127.0.0.1/32
+# nginx with the same requests as the busy-key rows (the key header, which it
+# ignores), straight before them: the machine's state moves within a run.
+nginx_start models.json
+log "nginx ceiling on 127.0.0.1:$NGINX_PORT ($(wc -c <"$DATA/nginx/www/models.json") bytes)"
+read -r NGINX_RPS NGINX_P50 NGINX_P99 < <(run_wrk "nginx" "http://127.0.0.1:$NGINX_PORT/models.json" -H "X-API-Key: $KEY")
+nginx_stop
 ROWS=()
 row() { ROWS+=("$(printf '%-22s %10s %8s %8s %7s %9s %10s %8s %8s' "$@")"); }
 ratio() { awk -v a="$1" -v b="$NGINX_RPS" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
@@ -231,10 +236,13 @@ ANON_CASES=(
     "changes|/api/v1/changes"
 )
 # At each of BENCH_ANON_CONNECTIONS (default "32 64"): nginx first, then the
-# server, for each case.
+# server, for each case. nginx gets the same requests from the same wrk script
+# (a new X-Forwarded-For each, which it ignores): the script's work per request
+# is wrk's, on the same cores, and a ceiling measured without it (shown as
+# "plain") is that much higher than what the same client can ask of any server.
 ANON_CONNECTIONS=${BENCH_ANON_CONNECTIONS:-32 64}
 ANON_ROWS=()
-anon_row() { ANON_ROWS+=("$(printf '%-22s %5s %10s %8s %8s %10s %8s %8s %7s %10s %9s' "$@")"); }
+anon_row() { ANON_ROWS+=("$(printf '%-22s %5s %10s %8s %8s %10s %8s %8s %7s %10s %10s %9s' "$@")"); }
 accounting() {
     curl -s "http://$ADDR/healthz" | jq -r '.quota_accounting | "\(.db_calls) \(.requests) \(.in_memory)"'
 }
@@ -251,14 +259,16 @@ for conns in $ANON_CONNECTIONS; do
     for case in "${ANON_CASES[@]}"; do
         name=${case%%|*}
         path=${case#*|}
+        offset=$((offset + 16777216))
+        sed "s/OFFSET/$offset/" "$DATA/anon.lua" >"$DATA/anon-$name.lua"
         nginx_start "anon-$name.json"
-        read -r nrps np50 np99 < <(WRK_CONNECTIONS=$conns run_wrk "nginx $name $conns" \
+        read -r plain _ _ < <(WRK_CONNECTIONS=$conns run_wrk "nginx plain $name $conns" \
             "http://127.0.0.1:$NGINX_PORT/anon-$name.json")
+        read -r nrps np50 np99 < <(WRK_CONNECTIONS=$conns run_wrk "nginx $name $conns" \
+            "http://127.0.0.1:$NGINX_PORT/anon-$name.json" -s "$DATA/anon-$name.lua")
         nginx_stop
         read -r calls0 requests0 memory0 < <(accounting)
-        offset=$((offset + 16777216))
         log "anonymous $name: wrk $DURATION -c$conns, a new address per request"
-        sed "s/OFFSET/$offset/" "$DATA/anon.lua" >"$DATA/anon-$name.lua"
         read -r rps p50 p99 < <(WRK_CONNECTIONS=$conns run_wrk "anon $name $conns" "http://$ADDR$path" \
             -s "$DATA/anon-$name.lua")
         read -r calls1 requests1 memory1 < <(accounting)
@@ -268,7 +278,7 @@ for conns in $ANON_CONNECTIONS; do
             'BEGIN { if (r > 0) printf "%.1f", m * 100 / r; else print "-" }')
         anon_row "$name" "$conns" "$rps" "$p50" "$p99" "$nrps" "$np50" "$np99" \
             "$(awk -v a="$rps" -v b="$nrps" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
-            "$per1000" "$share"
+            "$plain" "$per1000" "$share"
     done
 done
 MEM=$(awk '/^Vm(RSS|HWM)/ {printf "%s %s MB  ", $1, int($2 / 1024)}' "/proc/$SERVER_PID/status")
@@ -322,10 +332,11 @@ printf '%-22s %10s %8s %8s %7s %9s %10s %8s %8s\n' "case" "warm req/s" "p50 ms" 
 printf '%s\n' "${ROWS[@]}"
 echo
 echo "anonymous, a new client address per request (X-Forwarded-For), warm cache; nginx serving the same bytes"
-echo "with as many connections, just before; calls/1000: api.admit_batch calls per 1,000 counted requests;"
+echo "with as many connections, just before, to the same wrk script (plain: nginx to wrk without the script);"
+echo "calls/1000: api.admit_batch calls per 1,000 counted requests;"
 echo "in memory: the share of counted requests admitted from a shard lease (no database wait)"
-printf '%-22s %5s %10s %8s %8s %10s %8s %8s %7s %10s %9s\n' "case" "conns" "req/s" "p50 ms" "p99 ms" \
-    "nginx r/s" "p50 ms" "p99 ms" "/nginx" "calls/1000" "in mem %"
+printf '%-22s %5s %10s %8s %8s %10s %8s %8s %7s %10s %10s %9s\n' "case" "conns" "req/s" "p50 ms" "p99 ms" \
+    "nginx r/s" "p50 ms" "p99 ms" "/nginx" "plain r/s" "calls/1000" "in mem %"
 printf '%s\n' "${ANON_ROWS[@]}"
 echo
 echo "server memory after load: $MEM"

@@ -96,7 +96,7 @@ impl App {
 /// also run for paths no route matches (those 404s are logged and counted).
 pub fn service(state: AppState, demo_dir: &Path, loopback: bool) -> Service {
     let router = Router::new()
-        .push(http::router(demo_dir))
+        .push(http::router(demo_dir, state.cache.clone()))
         .push(mcp::router(state.clone(), loopback));
     Service::new(router)
         .hoop(

@@ -19,6 +19,7 @@
 //! that nobody can make the database work for free.
 
 use std::io::Write as _;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use salvo::http::header::{
@@ -30,9 +31,10 @@ use salvo::prelude::*;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::metrics;
 use crate::access::limits;
 use crate::error::ApiError;
-use crate::service::cache::Representation;
+use crate::service::cache::{Representation, ResponseCache};
 use crate::service::respond::envelope;
 use crate::service::state;
 
@@ -170,23 +172,17 @@ fn brotli(body: &[u8]) -> Option<Bytes> {
     Some(Bytes::from(out))
 }
 
-/// A header value the cache kept; every kept value came from a response's
-/// headers, so it is valid.
-fn header(value: &str) -> HeaderValue {
-    HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static(""))
-}
-
 /// Writes a kept representation as the response (status 200 or 304).
 fn answer(req: &Request, res: &mut Response, entry: &Representation, hit: bool) {
     let headers = res.headers_mut();
-    headers.insert(ETAG, header(&entry.etag));
-    headers.insert(CACHE_CONTROL, header(&entry.cache_control));
+    headers.insert(ETAG, entry.etag.clone());
+    headers.insert(CACHE_CONTROL, entry.cache_control.clone());
     headers.insert(
         X_CACHE,
         HeaderValue::from_static(if hit { "hit" } else { "miss" }),
     );
     headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
-    if not_modified(req, &entry.etag) {
+    if not_modified(req, entry.etag.to_str().unwrap_or("")) {
         res.status_code(StatusCode::NOT_MODIFIED);
         res.body = ResBody::None;
         return;
@@ -198,9 +194,9 @@ fn answer(req: &Request, res: &mut Response, entry: &Representation, hit: bool) 
         _ => (None, None),
     };
     let headers = res.headers_mut();
-    headers.insert(CONTENT_TYPE, header(&entry.content_type));
+    headers.insert(CONTENT_TYPE, entry.content_type.clone());
     if let Some(disposition) = &entry.disposition {
-        headers.insert(CONTENT_DISPOSITION, header(disposition));
+        headers.insert(CONTENT_DISPOSITION, disposition.clone());
     }
     match (body, coding) {
         (Some(body), Some(coding)) => {
@@ -214,7 +210,62 @@ fn answer(req: &Request, res: &mut Response, entry: &Representation, hit: bool) 
     }
 }
 
-/// The cache hoop of the cacheable GET routes.
+/// What the [`hits`] route found for a GET: the kept answer, or the key
+/// to keep the answer under once it is computed.
+#[derive(Clone)]
+enum Lookup {
+    Hit(Arc<Representation>),
+    Miss(String),
+}
+
+/// The first route of the service: a GET or HEAD whose answer the cache
+/// holds is answered here, before the router looks for the request's own
+/// route (matching the data routes, model ids spanning segments included,
+/// was the largest cost of a hit). The service's hoops (access log, metrics,
+/// CORS, bounds, rate limits) run first all the same. Any other request
+/// falls through to the routes, with the key it was looked up under, so
+/// that [`response_cache`] keeps its answer without computing the key again.
+pub(crate) fn hits(cache: Arc<ResponseCache>) -> Router {
+    Router::with_path("{**rest}")
+        .filter_fn(move |req, _| {
+            if !matches!(*req.method(), Method::GET | Method::HEAD) || !cache.enabled() {
+                return false;
+            }
+            let key = cache_key(req);
+            let day = time::OffsetDateTime::now_utc().date();
+            match cache.kept_representation(&key, day) {
+                Some(hit) => {
+                    req.extensions_mut().insert(Lookup::Hit(hit));
+                    true
+                }
+                None => {
+                    req.extensions_mut().insert(Lookup::Miss(key));
+                    false
+                }
+            }
+        })
+        .goal(serve_hit)
+}
+
+/// The goal of [`hits`]: the kept answer.
+#[handler]
+async fn serve_hit(req: &mut Request, res: &mut Response) {
+    if let Some(Lookup::Hit(hit)) = req.extensions().get::<Lookup>().cloned() {
+        answer(req, res, &hit, true);
+    }
+}
+
+/// The route a request answered by [`hits`] was computed by (it is kept
+/// with the answer), for the request metrics.
+pub(crate) fn hit_route(req: &Request) -> Option<&str> {
+    match req.extensions().get::<Lookup>() {
+        Some(Lookup::Hit(hit)) => Some(&hit.route),
+        _ => None,
+    }
+}
+
+/// The cache hoop of the cacheable GET routes: computes and keeps what
+/// [`hits`] did not find.
 #[handler]
 pub(crate) async fn response_cache(
     req: &mut Request,
@@ -232,8 +283,12 @@ pub(crate) async fn response_cache(
         ctrl.call_next(req, depot, res).await;
         return;
     }
-    let key = cache_key(req);
+    let key = match req.extensions_mut().remove::<Lookup>() {
+        Some(Lookup::Miss(key)) => key,
+        _ => cache_key(req),
+    };
     let day = time::OffsetDateTime::now_utc().date();
+    // Kept meanwhile by a request like this one that was computed first.
     if let Some(hit) = cache.representation(&key, day) {
         answer(req, res, &hit, true);
         ctrl.skip_rest();
@@ -258,14 +313,9 @@ pub(crate) async fn response_cache(
         ResBody::Once(bytes) => bytes.clone(),
         _ => return,
     };
-    let text = |name| {
-        res.headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned)
-    };
+    let kept = |name| res.headers().get(name).cloned();
     let (Some(etag), Some(content_type), Some(cache_control)) =
-        (text(ETAG), text(CONTENT_TYPE), text(CACHE_CONTROL))
+        (kept(ETAG), kept(CONTENT_TYPE), kept(CACHE_CONTROL))
     else {
         return;
     };
@@ -278,7 +328,8 @@ pub(crate) async fn response_cache(
         etag,
         content_type,
         cache_control,
-        disposition: text(CONTENT_DISPOSITION),
+        disposition: kept(CONTENT_DISPOSITION),
+        route: metrics::route_label(req).to_owned(),
         identity,
         gzip,
         br,

@@ -171,10 +171,14 @@ fn seconds(micros: u64) -> f64 {
 /// The route label of a request no route matched.
 const UNMATCHED: &str = "unmatched";
 
-/// The route label of a request: the operation's path for a model route (one
-/// wildcard route serves the card and the history), else the template the
-/// router matched.
-fn route_label(req: &Request) -> &str {
+/// The route label of a request: for an answer from the response cache, the
+/// route that computed it (`cache::hits` answers before any route matches);
+/// the operation's path for a model route (one wildcard route serves the card
+/// and the history); else the template the router matched.
+pub(crate) fn route_label(req: &Request) -> &str {
+    if let Some(route) = super::cache::hit_route(req) {
+        return route;
+    }
     let matched = req.matched_path();
     if matched.is_empty() {
         return UNMATCHED;

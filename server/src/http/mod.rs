@@ -18,6 +18,7 @@ mod webhooks;
 pub use demo::DEFAULT_DEMO_DIR;
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use salvo::http::StatusCode;
@@ -27,13 +28,14 @@ use salvo::routing::filters::{self, Filter as _};
 use self::endpoints::{Answering, Endpoint};
 use crate::access::{Caller, limits};
 use crate::error::{ApiError, ErrorCode};
+use crate::service::cache::ResponseCache;
 use crate::service::operations::{Kind, OPERATIONS};
 
 /// The REST routes (and the browser pages): the GET of every read operation
 /// of the service, the estimate, health, the metrics, the OpenAPI document,
 /// `/llms.txt`, free keys on request, webhooks, the public feeds and the CSV
 /// dump.
-pub fn router(demo_dir: &Path) -> Router {
+pub fn router(demo_dir: &Path, cache: Arc<ResponseCache>) -> Router {
     // The data endpoints answer from the response cache when they can.
     let mut data = Router::new().hoop(cache::response_cache);
     let mut posts = Router::new();
@@ -66,6 +68,7 @@ pub fn router(demo_dir: &Path) -> Router {
         }
     }
     Router::new()
+        .push(cache::hits(cache))
         .push(Router::with_path("healthz").push(read(health::healthz)))
         .push(Router::with_path("metrics").push(read(metrics::metrics)))
         .push(Router::with_path("llms.txt").push(read(llms::llms_txt)))

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use salvo::http::HeaderValue;
 use serde_json::Value;
 use tokio_postgres::{AsyncMessage, Config, NoTls};
 
@@ -53,14 +54,19 @@ impl Default for Limits {
 /// every encoding it is kept in.
 #[derive(Debug, Clone)]
 pub struct Representation {
+    // The headers are kept as sent, so that a hit copies them (a reference
+    // count) rather than checking and copying their text again.
     /// `ETag`.
-    pub etag: String,
+    pub etag: HeaderValue,
     /// `Content-Type`.
-    pub content_type: String,
+    pub content_type: HeaderValue,
     /// `Cache-Control`.
-    pub cache_control: String,
+    pub cache_control: HeaderValue,
     /// `Content-Disposition` (the dump's file name).
-    pub disposition: Option<String>,
+    pub disposition: Option<HeaderValue>,
+    /// The route that computed it, as the request metrics name it: a hit
+    /// is answered before its route is matched, and counts under this one.
+    pub route: String,
     /// The body as computed.
     pub identity: Bytes,
     /// The body gzip-compressed, when worth it.
@@ -75,6 +81,15 @@ impl Representation {
             + self.gzip.as_ref().map_or(0, Bytes::len)
             + self.br.as_ref().map_or(0, Bytes::len)
     }
+}
+
+/// What a lookup counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tally {
+    /// Hits and misses.
+    Misses,
+    /// Hits only.
+    HitsOnly,
 }
 
 /// A value kept for the generation and UTC day it was computed in.
@@ -186,9 +201,19 @@ impl ResponseCache {
         self.generation.load(Ordering::SeqCst)
     }
 
-    /// The representation kept under `key` for this generation and `day`.
+    /// The representation kept under `key` for this generation and `day`
+    /// (a hit, or a miss when there is none).
     pub fn representation(&self, key: &str, day: time::Date) -> Option<Arc<Representation>> {
-        self.get(|s| &s.http, key, day).map(|hit| hit.value.clone())
+        self.get(|s| &s.http, key, day, Tally::Misses)
+            .map(|hit| hit.value.clone())
+    }
+
+    /// The same for a request that may not be a cacheable one (looked up
+    /// before its route is known): a hit when there is one, and no miss,
+    /// which [`Self::representation`] counts once the route is known.
+    pub fn kept_representation(&self, key: &str, day: time::Date) -> Option<Arc<Representation>> {
+        self.get(|s| &s.http, key, day, Tally::HitsOnly)
+            .map(|hit| hit.value.clone())
     }
 
     /// Keeps `value` under `key`, computed in `generation` on `day` (dropped
@@ -246,6 +271,7 @@ impl ResponseCache {
         pick: impl FnOnce(&Stores) -> &Store<V>,
         key: &str,
         day: time::Date,
+        tally: Tally,
     ) -> Option<Arc<Cached<V>>> {
         let generation = self.generation.load(Ordering::SeqCst);
         let store = self.lock();
@@ -254,12 +280,11 @@ impl ResponseCache {
             .get(key)
             .filter(|e| e.generation == generation && e.day == day)
             .cloned();
-        let counter = if found.is_some() {
-            &self.hits
-        } else {
-            &self.misses
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
+        if found.is_some() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        } else if tally == Tally::Misses {
+            self.misses.fetch_add(1, Ordering::Relaxed);
+        }
         found
     }
 
@@ -338,7 +363,7 @@ impl ResponseCache {
         // serde_json maps are sorted by key: equal arguments, equal text.
         let key = format!("{what}\n{args}");
         let day = time::OffsetDateTime::now_utc().date();
-        if let Some(hit) = self.get(|s| &s.values, &key, day)
+        if let Some(hit) = self.get(|s| &s.values, &key, day, Tally::Misses)
             && let Ok(value) = hit.value.clone().downcast::<T>()
         {
             return Ok(value);
@@ -469,10 +494,11 @@ mod tests {
         let day = time::OffsetDateTime::now_utc().date();
         let put = |key: &str, n: usize| {
             let value = Representation {
-                etag: "\"e\"".into(),
-                content_type: "application/json".into(),
-                cache_control: "public".into(),
+                etag: HeaderValue::from_static("\"e\""),
+                content_type: HeaderValue::from_static("application/json"),
+                cache_control: HeaderValue::from_static("public"),
                 disposition: None,
+                route: "api/v1/models".into(),
                 identity: Bytes::from(vec![b'x'; n]),
                 gzip: None,
                 br: None,

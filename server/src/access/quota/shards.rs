@@ -48,7 +48,9 @@
 //!   are dropped, and a shard with more than [`MAX_SHARD_SUBJECTS`] counts is
 //!   given up (and not claimed while it has as many live rows).
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Duration, Instant};
@@ -174,10 +176,36 @@ enum Status {
     Closing,
 }
 
+/// A shard's counts by subject key. The key is already 64 bits of SHA-256
+/// ([`locate`]), so it is its own hash: hashing it again (SipHash) was a
+/// measurable share of an admission.
+type Counts = HashMap<u64, Count, BuildHasherDefault<KeyHasher>>;
+
+/// The hasher of [`Counts`]: the key as given.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed (write_u64); fold anything else in.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
 #[derive(Debug)]
 struct Shard {
     status: Status,
-    counts: HashMap<u64, Count>,
+    counts: Counts,
     /// Subjects with admissions not yet written back, each once, oldest
     /// first, with when they were listed.
     listed: VecDeque<(Subject, u64, Instant)>,
@@ -193,7 +221,7 @@ impl Shard {
     fn new() -> Self {
         Self {
             status: Status::Free,
-            counts: HashMap::new(),
+            counts: Counts::default(),
             listed: VecDeque::new(),
             urgent: Vec::new(),
             taints: Vec::new(),
@@ -203,39 +231,38 @@ impl Shard {
     /// Forgets what it counted: the shard is not held any more.
     fn free(&mut self) {
         self.status = Status::Free;
-        self.counts = HashMap::new();
+        self.counts = Counts::default();
         self.listed = VecDeque::new();
         self.urgent = Vec::new();
         self.taints = Vec::new();
     }
+}
 
-    /// A subject not counted yet: no count, or the shard's taints that fall
-    /// in the current window (as `api.admit_batch` starts a new row).
-    fn fresh(&self, plan: &Plan, now_us: i64) -> Count {
-        let mut count = Count {
-            tat_us: now_us,
-            ..Count::default()
-        };
-        let Some(&(last_at, _)) = self.taints.last() else {
-            return count;
-        };
-        let end = window_end(plan, now_us);
-        let start_us = (end - plan.window) * 1_000_000;
-        let units: u32 = self
-            .taints
-            .iter()
-            .filter(|(at, _)| *at >= start_us)
-            .map(|(_, units)| units)
-            .sum();
-        if let Some(quota) = plan.quota {
-            count.window_end = end;
-            count.used = units.min(quota);
-        }
-        if let (Some(burst), Some(step)) = (plan.burst, plan.step()) {
-            count.tat_us = now_us.max(last_at + i64::from(burst) * step);
-        }
-        count
+/// A subject not counted yet: no count, or the shard's taints that fall
+/// in the current window (as `api.admit_batch` starts a new row).
+fn fresh(taints: &[(i64, u32)], plan: &Plan, now_us: i64) -> Count {
+    let mut count = Count {
+        tat_us: now_us,
+        ..Count::default()
+    };
+    let Some(&(last_at, _)) = taints.last() else {
+        return count;
+    };
+    let end = window_end(plan, now_us);
+    let start_us = (end - plan.window) * 1_000_000;
+    let units: u32 = taints
+        .iter()
+        .filter(|(at, _)| *at >= start_us)
+        .map(|(_, units)| units)
+        .sum();
+    if let Some(quota) = plan.quota {
+        count.window_end = end;
+        count.used = units.min(quota);
     }
+    if let (Some(burst), Some(step)) = (plan.burst, plan.step()) {
+        count.tat_us = now_us.max(last_at + i64::from(burst) * step);
+    }
+    count
 }
 
 /// The end (Unix seconds) of the plan's window that contains `now_us`.
@@ -396,24 +423,23 @@ impl Shards {
             Status::Held { .. } => {}
         }
         let now_us = unix_now_us();
-        if !shard.counts.contains_key(&key) {
-            if shard.counts.len() >= MAX_SHARD_SUBJECTS {
-                shard.status = Status::Closing;
-                self.wake.notify_one();
-                return Local::Wait;
-            }
-            let fresh = shard.fresh(&plan, now_us);
-            shard.counts.insert(key, fresh);
-        }
+        let full = shard.counts.len() >= MAX_SHARD_SUBJECTS;
         let Shard {
             counts,
             listed,
             urgent,
-            ..
+            status,
+            taints,
         } = &mut *shard;
-        let count = counts
-            .get_mut(&key)
-            .unwrap_or_else(|| unreachable!("inserted above"));
+        let count = match counts.entry(key) {
+            Entry::Occupied(seen) => seen.into_mut(),
+            Entry::Vacant(_) if full => {
+                *status = Status::Closing;
+                self.wake.notify_one();
+                return Local::Wait;
+            }
+            Entry::Vacant(new) => new.insert(fresh(taints, &plan, now_us)),
+        };
         let before = *count;
         let grant = decide(count, &plan, now_us);
         if grant.granted == 1 {
@@ -659,7 +685,7 @@ impl Shards {
                     .into_iter()
                     .zip(units.into_iter().map(|u| u32::try_from(u).unwrap_or(0)))
                     .collect::<Vec<_>>();
-                claimed.insert(usize::try_from(shard).unwrap_or(SHARDS), (taints, HashMap::new()));
+                claimed.insert(usize::try_from(shard).unwrap_or(SHARDS), (taints, Counts::default()));
             }
             if claimed.is_empty() {
                 return Ok(claimed);
@@ -1031,9 +1057,9 @@ mod tests {
         let now_us = 1_800_000_000_000_000 + 1_234_567;
         let start_us = (window_end(&ANONYMOUS, now_us) - 3600) * 1_000_000;
         let mut shard = Shard::new();
-        assert_eq!(shard.fresh(&ANONYMOUS, now_us).used, 0);
+        assert_eq!(fresh(&shard.taints, &ANONYMOUS, now_us).used, 0);
         shard.taints = vec![(start_us - 1, 4), (now_us - 100_000, 4)];
-        let fresh = shard.fresh(&ANONYMOUS, now_us);
+        let fresh = fresh(&shard.taints, &ANONYMOUS, now_us);
         assert_eq!(fresh.used, 4, "only the taint in this window");
         // Its bucket counts as emptied at the taint: 2 tokens at 0.5 s each.
         assert_eq!(fresh.tat_us, now_us - 100_000 + 1_000_000);
