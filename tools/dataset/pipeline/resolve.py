@@ -322,6 +322,10 @@ SAME_MODEL = {
     # NVIDIA's one Nemotron 3.5 Super VL (Hugging Face nvidia/NVIDIA-Nemotron-3.5-Super-VL-120B-A12B-*):
     # Together keeps the "NVIDIA-" of the Hugging Face name, OpenRouter drops it
     "nvidia-nemotron-3-5-super-vl": "nemotron-3-5-super-vl",
+    # Eric Hartford's Dolphin 2.6 Mixtral 8x7B (Hugging Face cognitivecomputations/dolphin-2.6-mixtral-8x7b):
+    # Fireworks names the version (`dolphin-2p6-mixtral-8x7b`), OpenRouter's page of
+    # `cognitivecomputations/dolphin-mixtral-8x7b` titles it "Dolphin 2.6 Mixtral 8x7B"
+    "dolphin-2-6-mixtral-8x7b": "dolphin-mixtral-8x7b",
 }
 
 

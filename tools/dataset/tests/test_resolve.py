@@ -133,6 +133,8 @@ class OneModel(unittest.TestCase):
              ll("openrouter/deepcogito/cogito-v2.1-671b")),
             (entity(genai_ref("together", "nvidia/NVIDIA-Nemotron-3.5-Super-VL")[0]),
              entity(genai_ref("openrouter", "nvidia/nemotron-3.5-super-vl")[0])),
+            (ll("fireworks_ai/accounts/fireworks/models/dolphin-2p6-mixtral-8x7b"),
+             entity(genai_ref("openrouter", "cognitivecomputations/dolphin-mixtral-8x7b")[0])),
         )
         for a, b in pairs:
             self.assertEqual(a[1], b[1])
