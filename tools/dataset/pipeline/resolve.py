@@ -319,6 +319,9 @@ SAME_MODEL = {
     # the id Azure and Vertex AI sell it under too
     "grok-4-20-beta-reasoning": "grok-4-20-reasoning",
     "grok-4-20-reasoning-gv2": "grok-4-20-reasoning",
+    # xAI's model page of Grok 4.20 (Non-Reasoning) lists `grok-4.20-non-reasoning` and
+    # `grok-4.20-non-reasoning-gv2` among the aliases of one model (former_ids.json)
+    "grok-4-20-non-reasoning-gv2": "grok-4-20-non-reasoning",
     # NVIDIA's one Nemotron 3.5 Super VL (Hugging Face nvidia/NVIDIA-Nemotron-3.5-Super-VL-120B-A12B-*):
     # Together keeps the "NVIDIA-" of the Hugging Face name, OpenRouter drops it
     "nvidia-nemotron-3-5-super-vl": "nemotron-3-5-super-vl",

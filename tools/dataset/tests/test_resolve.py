@@ -190,8 +190,9 @@ class OneModel(unittest.TestCase):
         merged = {ll("xai/grok-4.20-beta-reasoning"), ll("xai/grok-4.20-reasoning-gv2"),
                   ll("xai/grok-4.20-reasoning")}
         self.assertEqual(merged, {("xai", "grok-4-20-reasoning")})
-        # the non-reasoning gv2 alias, which no stored copy of xAI's pages names, stays its own
-        self.assertEqual(ll("xai/grok-4.20-non-reasoning-gv2"), ("xai", "grok-4-20-non-reasoning-gv2"))
+        # and xAI's page of the non-reasoning model lists the non-reasoning gv2 id among its aliases
+        self.assertEqual({ll("xai/grok-4.20-non-reasoning-gv2"), ll("xai/grok-4.20-non-reasoning")},
+                         {("xai", "grok-4-20-non-reasoning")})
 
 
 class FormerIds(unittest.TestCase):
