@@ -271,6 +271,13 @@ def normalise(model: str, channel: str = "") -> str:
         s = re.sub(r"^llama-3-(\d+b)-8192$", r"llama-3-\1-instruct", s)
     s = s.replace(".", "-").replace(":", "-").replace("@", "-").replace("/", "-")
     s = re.sub(r"-instruct-turbo$", "-instruct", s)
+    # Azure spells OpenAI's GPT-3.5 `gpt-35` (its deployments' `gpt-35-turbo-1106`): OpenAI's own
+    # `gpt-3.5-turbo-1106` (OpenAI names no model `gpt-35`)
+    s = re.sub(r"^gpt-35(?=-|$)", "gpt-3-5", s)
+    # Vertex AI adds its own revision to a Mistral model's id (`mistral-large@2411-001`,
+    # `mistral-small-2503@001`): Mistral's `mistral-large-2411` (Mistral's ids end in no revision)
+    if channel == "vertex":
+        s = re.sub(r"^((?:mistral|codestral|ministral|pixtral)-.+)-00\d$", r"\1", s)
     # Code Llama: Fireworks' `code-llama-34b-instruct`, Together's `CodeLlama-34b-Instruct-hf` (the
     # Hugging Face format of the weights) and OpenRouter's `codellama-34b-instruct` are one model
     s = re.sub(r"^code-llama-", "codellama-", s)
