@@ -11,7 +11,8 @@ tried in this order:
    for Amazon's models (sources/listings.py).
 3. `first_listed`: the first day a channel's own listing shows it: OpenRouter's catalogue (the day
    its `created` field gives, from copies of `/api/v1/models` kept in repositories, or as the
-   model's page on OpenRouter shows it, sources/catalogues.py;
+   model's page on OpenRouter shows it, sources/catalogues.py, a page read for a model no price
+   source sells on OpenRouter naming the model it shows, catalogues.page_models;
    passed over where an archived copy after that day lists neither the model nor a variant of it,
    radar.unlisted_after; an id a source spells without its author is read under the one author
    OpenRouter's own lists give it, catalogues.authored; a model they list only under a variant,
@@ -156,6 +157,8 @@ class Facts:
         # the authors OpenRouter's own lists (copies of its catalogue, the archive) file its models under
         self.openrouter_authors = catalogues.authors(set(self.catalogues.get("openrouter", {}))
                                                      | set(archive[1] if archive else ()))
+        # {model id: [OpenRouter ids]} of OpenRouter's pages read for models no price source sells there
+        self.page_ids = catalogues.page_models(directory)
         self.pages = {}
         for f in json.loads((Path(directory) / "announced.json").read_text())["launches"]:
             if not as_of or page_launch(f).day <= as_of:
@@ -164,7 +167,8 @@ class Facts:
     def candidates(self, m):
         """([Launch] in the order tried, [Sighting], [(Launch or Sighting, rule, detail)] dropped)."""
         cands, seen, dropped = [], [], []
-        ids = dict(m.ids, openrouter=catalogues.authored(m.ids.get("openrouter", ()), self.openrouter_authors))
+        paged = [i for x in (m.id,) + m.former for i in self.page_ids.get(x, ())]
+        ids = dict(m.ids, openrouter=catalogues.authored([*m.ids.get("openrouter", ()), *paged], self.openrouter_authors))
         # a model merged from several keeps the earliest day read on a maker's page for any of them
         page = min((page_launch(self.pages[i]) for i in (m.id,) + m.former if i in self.pages), default=None)
         if page:

@@ -79,18 +79,21 @@ class Models:
                     model = re.sub(r"^accounts/[^/]+/models/", "", model).split("/")[-1].replace("@", "-")
                     model = re.sub(r":batch$", "", model)
                     _b, tag = split_date(model.lower())
-                    cands.append((CHANNELS.index(ch), model.lower().endswith("-latest"), tag is not None,
-                                  len(model), model.lower()))
+                    # on one channel, an id spelled as the match key (`gpt-3.5-turbo-instruct`) before
+                    # one a resolve rule rewrites (Azure's `gpt-35-turbo-instruct`)
+                    rewritten = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-") != ent[1]
+                    cands.append((CHANNELS.index(ch), rewritten, model.lower().endswith("-latest"),
+                                  tag is not None, len(model), model.lower()))
             if not cands:
                 # priced by models.dev alone: its ids on the nine channels (the maker's own first)
                 for pid, r, _m in self.md_by_ent.get(ent, ()):
                     if r.channel in CHANNELS:
                         model = re.sub(r"^accounts/[^/]+/models/", "", r.api_id).split("/")[-1]
-                        cands.append((CHANNELS.index(r.channel), model.lower().endswith("-latest"),
+                        cands.append((CHANNELS.index(r.channel), False, model.lower().endswith("-latest"),
                                       split_date(model.lower())[1] is not None, len(model), model.lower()))
             if not cands:
-                cands = [(0, False, False, 0, ent[1])]
-            self.models[ent]["want"] = slugify(sorted(cands)[0][4]) or slugify(ent[1])
+                cands = [(0, False, False, False, 0, ent[1])]
+            self.models[ent]["want"] = slugify(sorted(cands)[0][5]) or slugify(ent[1])
         # a slug two models want goes to the one whose match key it spells; the others fall back
         # to their own match key (then a numeric suffix)
         order = sorted(self.models, key=lambda e: (normalise(self.models[e]["want"]) != e[1], e))

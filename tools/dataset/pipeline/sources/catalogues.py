@@ -197,6 +197,20 @@ def listed_as(days):
     return {i: [i] if i in days else keys for i, keys in out.items()} | {k: [k] for k in days if ":" in k}
 
 
+def page_models(directory=listings.DIR):
+    """{model id: [its OpenRouter ids]} of the OpenRouter pages read for a model no price source
+    sells on OpenRouter: such a fact names the model its page shows (`model`), whose OpenRouter id
+    the page's id then is for its launch. OpenRouter's page of google/gemini-exp-1206:free, "Google:
+    Gemini Experimental 1206 (free)", shows Google's gemini-exp-1206, which litellm prices on
+    Google's own API only."""
+    path = Path(directory) / "openrouter-pages.json"
+    out = {}
+    for i, f in (json.loads(path.read_text())["first"].items() if path.exists() else ()):
+        if "model" in f:
+            out.setdefault(f["model"], []).append(i)
+    return out
+
+
 def load(directory=listings.DIR):
     """{channel: {model id: (day, launch source)}} of every catalogue's facts file present: a copy
     of the list names its repository and commit, a page its URL (and its day must be the one its
