@@ -7,8 +7,9 @@
 //!
 //! The [`response_cache`] hoop keeps the `200` answers of the data endpoints
 //! under `/api/v1`, of the feeds and of the dump in the service's cache
-//! ([`crate::service::cache`]), pre-compressed (gzip, br), and serves them
-//! again until a publish lands. The key is what changes the bytes: the path
+//! ([`crate::service::cache`]), pre-compressed (gzip, br), and the first
+//! route, [`hits`], serves them again until a publish lands, before the
+//! router looks for the request's own route. The key is what changes the bytes: the path
 //! and the query with its parameters sorted and the API key left out, never
 //! the request's `Host` (links in the feeds come from the configured public
 //! URL), so that no header a client makes up can fill the cache. Hits still
