@@ -35,7 +35,7 @@ use sha2::{Digest, Sha256};
 use super::metrics;
 use crate::access::limits;
 use crate::error::ApiError;
-use crate::service::cache::{Representation, ResponseCache};
+use crate::service::cache::{Lookup, Representation, ResponseCache};
 use crate::service::respond::envelope;
 use crate::service::state;
 
@@ -211,14 +211,6 @@ fn answer(req: &Request, res: &mut Response, entry: &Representation, hit: bool) 
     }
 }
 
-/// What the [`hits`] route found for a GET: the kept answer, or the key
-/// to keep the answer under once it is computed.
-#[derive(Clone)]
-enum Lookup {
-    Hit(Arc<Representation>),
-    Miss(String),
-}
-
 /// The first route of the service: a GET or HEAD whose answer the cache
 /// holds is answered here, before the router looks for the request's own
 /// route (matching the data routes, model ids spanning segments included,
@@ -253,15 +245,6 @@ pub(crate) fn hits(cache: Arc<ResponseCache>) -> Router {
 async fn serve_hit(req: &mut Request, res: &mut Response) {
     if let Some(Lookup::Hit(hit)) = req.extensions().get::<Lookup>().cloned() {
         answer(req, res, &hit, true);
-    }
-}
-
-/// The route a request answered by [`hits`] was computed by (it is kept
-/// with the answer), for the request metrics.
-pub(crate) fn hit_route(req: &Request) -> Option<&str> {
-    match req.extensions().get::<Lookup>() {
-        Some(Lookup::Hit(hit)) => Some(&hit.route),
-        _ => None,
     }
 }
 

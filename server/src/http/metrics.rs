@@ -23,9 +23,10 @@ use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use salvo::prelude::*;
 use time::OffsetDateTime;
 
-use super::endpoints::asked_operation;
+use super::routes::asked_operation;
 use crate::access::limits::client_addr;
 use crate::error::{ApiError, ErrorCode};
+use crate::service::cache::Lookup;
 use crate::service::{AppState, state};
 
 /// The content type of the text format.
@@ -176,8 +177,8 @@ const UNMATCHED: &str = "unmatched";
 /// the operation's path for a model route (one wildcard route serves the card
 /// and the history); else the template the router matched.
 pub(crate) fn route_label(req: &Request) -> &str {
-    if let Some(route) = super::cache::hit_route(req) {
-        return route;
+    if let Some(Lookup::Hit(hit)) = req.extensions().get::<Lookup>() {
+        return &hit.route;
     }
     let matched = req.matched_path();
     if matched.is_empty() {

@@ -13,6 +13,7 @@ mod health;
 mod keys;
 mod llms;
 pub mod metrics;
+mod routes;
 mod webhooks;
 
 pub use demo::DEFAULT_DEMO_DIR;
@@ -51,10 +52,10 @@ pub fn router(demo_dir: &Path, cache: Arc<ResponseCache>) -> Router {
                     // A model id may span segments (provider API ids hold
                     // slashes): the route takes the rest of the path, and
                     // answers when the path ends with this operation's suffix
-                    // (`/history` or none; `endpoints::model_operation`).
+                    // (`/history` or none; `routes::model_operation`).
                     Some((prefix, _)) => Router::with_path(format!("{prefix}{{*+model_path}}"))
                         .filter_fn(move |req, _| {
-                            endpoints::asked_model_operation(req)
+                            routes::asked_model_operation(req)
                                 .is_some_and(|(asked, _)| asked.path == operation.path)
                         })
                         .push(endpoint),

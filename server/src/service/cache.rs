@@ -75,6 +75,18 @@ pub struct Representation {
     pub br: Option<Bytes>,
 }
 
+/// What the first route of the service (`http::cache::hits`) found in the
+/// cache for a GET, kept in the request's extensions: the kept answer, or the
+/// key to keep the answer under once it is computed. The request metrics read
+/// a hit's route from it.
+#[derive(Clone, Debug)]
+pub enum Lookup {
+    /// The answer kept for the request.
+    Hit(Arc<Representation>),
+    /// None kept: the key to keep one under.
+    Miss(String),
+}
+
 impl Representation {
     fn size(&self) -> usize {
         self.identity.len()
