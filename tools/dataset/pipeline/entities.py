@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from . import take
 from .loaders import per_token_to_mtok
-from .resolve import genai_ref, litellm_ref, modelsdev_ref, split_date
+from .resolve import genai_ref, latest_named, litellm_ref, modelsdev_ref, split_date
 from .sources import genai_prices, litellm
 
 # the reason a row phantoms.json lists is left out with
@@ -68,6 +68,10 @@ class Entities:
             for mid, m in sorted(prov["models"].items()):
                 ref = modelsdev_ref(pid, mid)
                 if ref:
+                    # a `-latest` listing from before its id moved is the model it named then
+                    named = latest_named(ref.maker, ref.mkey, m.get("release_date"))
+                    if named:
+                        ref = replace(ref, mkey=named)
                     self.md_rows.append((pid, mid, m, ref))
 
         # Bedrock version suffixes (-v1:0, -v2, -v2:1): dropped, unless the host lists several
@@ -126,6 +130,9 @@ class Entities:
             if len(self.tags[(ref_maker, base)]) == 1:
                 return (ref_maker, base)
             return (ref_maker, mkey)
+        named = latest_named(ref_maker, mkey)
+        if named:
+            return self.entity_of(ref_maker, named)
         if mkey.endswith("-latest"):
             b = mkey[: -len("-latest")]
             if self.tags.get((ref_maker, b)):

@@ -339,6 +339,30 @@ SAME_MODEL = {
 }
 
 
+# a `-latest` id that the maker's own model card lists among the API names of one dated model
+# names that model, not the undated base of the same name (entities.entity_of), from the day the
+# card gave it the id. Mistral's card of Ministral 3 8B gives `apiNames: ['ministral-8b-2512',
+# 'ministral-8b-latest']`; its commit of 2025-12-02 (mistralai/platform-docs-public 4975b095) took
+# `ministral-8b-latest` from the card of Ministral 8B 24.10 (`ministral-8b-2410`, which OpenRouter
+# sells as `ministral-8b`). A listing that dates itself before that day (models.dev's
+# `release_date`) describes the model the id named then: it stays with the base (latest_named).
+# (maker, match key of the `-latest` id) -> (the match key of the model the card names, the day)
+LATEST_NAMES = {
+    ("mistral", "ministral-8b-latest"): ("ministral-8b-2512", "2025-12-02"),
+}
+
+
+def latest_named(maker: str, mkey: str, listed_on=None):
+    """The match key a `-latest` id of LATEST_NAMES resolves to: the model the maker's card names,
+    or, for a listing dated (`listed_on`) before the card gave it the id, the undated base it
+    named then. None for any other id."""
+    named = LATEST_NAMES.get((maker, mkey))
+    if not named:
+        return None
+    key, since = named
+    return mkey[: -len("-latest")] if listed_on and listed_on < since else key
+
+
 def split_date(mkey: str):
     """(base, yyyymmdd) for a match key ending in a full date, else (mkey, None)."""
     m = FULL_DATE.match(mkey)

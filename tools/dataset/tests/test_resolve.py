@@ -12,7 +12,7 @@ import json
 import unittest
 
 from pipeline import FACTS, REPO
-from pipeline.resolve import genai_ref, litellm_ref, modelsdev_ref
+from pipeline.resolve import genai_ref, latest_named, litellm_ref, modelsdev_ref
 from pipeline.sources.genai_prices import maker_hint
 
 
@@ -214,6 +214,40 @@ class OneModel(unittest.TestCase):
         # Google's own `-001` is a version of its own (gemini-2.0-flash-001), not Vertex AI's revision
         g, _ = litellm_ref("gemini-2.0-flash-001", {"litellm_provider": "vertex_ai-language-models"})
         self.assertEqual(entity(g), ("google", "gemini-2-0-flash-001"))
+
+
+class LatestAlias(unittest.TestCase):
+    """A `-latest` id that the maker's card gives to one dated model names that model
+    (audit-2026-11-26-s30-announced.md #19)."""
+
+    def test_ministral_8b_latest_names_ministral_3_8b_from_the_cards_move(self):
+        # litellm 1.104.5 prices Mistral's `mistral/ministral-8b-latest` and `mistral/ministral-8b-2512`
+        # (Mistral's card of Ministral 3 8B: apiNames ['ministral-8b-2512', 'ministral-8b-latest'])
+        latest, _ = litellm_ref("mistral/ministral-8b-latest", {"litellm_provider": "mistral"})
+        dated, _ = litellm_ref("mistral/ministral-8b-2512", {"litellm_provider": "mistral"})
+        self.assertEqual(latest_named(*entity(latest)), dated.mkey)
+        # models.dev 1.0.398 lists `mistral/ministral-8b-latest` with release_date 2024-10-01, Ministral
+        # 8B 24.10's figures: a listing dated before the move (2025-12-02) is the model it named then
+        md = modelsdev_ref("mistral", "ministral-8b-latest")
+        self.assertEqual(latest_named(*entity(md), "2024-10-01"), "ministral-8b")
+        self.assertEqual(latest_named(*entity(md), "2025-12-02"), "ministral-8b-2512")
+        # any other `-latest` id is left to the general rule (entities.entity_of)
+        other, _ = litellm_ref("mistral/mistral-large-latest", {"litellm_provider": "mistral"})
+        self.assertIsNone(latest_named(*entity(other)))
+
+    def test_on_the_snapshot_the_alias_is_ministral_3_8bs_and_ministral_8b_keeps_its_own(self):
+        snap = json.loads(gzip.decompress((REPO / "data" / "snapshot.json.gz").read_bytes()))
+        models = {m["id"]: m for m in snap["models"]}
+        self.assertIn("mistral:ministral-8b-latest", {a["id"] for a in models["mistral:ministral-8b-2512"]["aliases"]})
+        old = models["mistral:ministral-8b"]
+        self.assertNotIn("mistral:ministral-8b-latest", {a["id"] for a in old["aliases"]})
+        # Ministral 8B 24.10: Mistral retired it on 2025-12-31 (notices/mistral.json); its own price 0.1
+        self.assertEqual((old["status"], old["retirement_date"], old["successor"]),
+                         ("deprecated", "2025-12-31", "mistral:ministral-8b-2512"))
+        official = [p for p in snap["prices"] if p["model"] == "mistral:ministral-8b" and p["channel"] == "official"]
+        self.assertTrue(official)
+        for p in official:
+            self.assertEqual([(h["from"], h["price"]) for h in p["history"]], [("2024-10-09", "0.1"), ("2025-12-31", None)])
 
 
 class FormerIds(unittest.TestCase):
