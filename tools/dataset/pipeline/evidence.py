@@ -25,6 +25,11 @@ sources on what it states:
   AI's rows of Claude 3.5 Haiku kept the old 1 / 5 until the shutdown);
 - it contradicts: a source step moving away from the notice's figure on a day the page shows that
   figure still in effect (after `effective`, up to `through`) is not an offer and is left out;
+- a page that shows a source's figure wrong without stating the channel's price in USD
+  (`contradicts`: Azure's pricing page in Korean won of 2024-07-08 gives GPT-3.5-Turbo-0301's input
+  the same price as its output, where litellm has input 0.2 against output 2 per 1M) leaves out the
+  source step at that figure in effect on a day of the notice: the whole step, since a source's
+  constant row is one claim, not a price that changed; no figure takes its place (`contradictions`);
 - a deprecation notice sets the model's deprecation date (the announcement day) and the shutdown
   day of the channels its page covers (the official channel unless it names others), with the
   replacement it names (`successor`). Lifecycle notices live in tools/dataset/notices/ (one file per
@@ -76,7 +81,7 @@ def known_by(notices, day):
     """The notices as they stood on `day` (a build as of a past day knows no later notice)."""
     out = []
     for n in notices:
-        if ("prices" in n or "cuts" in n or "reprices" in n) and n["effective"] <= day:
+        if ("prices" in n or "cuts" in n or "reprices" in n or "contradicts" in n) and n["effective"] <= day:
             out.append(dict(n, through=min(n["through"], day)))
         elif "deprecations" in n:
             deps = [d for d in n["deprecations"] if known_since(d, n) <= day]
@@ -121,6 +126,32 @@ def price_statements(notices):
                 out[(c["model"], ch, c["component"], "standard")].append(
                     (n["effective"], n["through"], None, source_of(n), Decimal("Infinity")))
     return {k: sorted(v, key=lambda x: x[:2]) for k, v in out.items()}
+
+
+def contradictions(notices):
+    """(model id, channel, component, tier) -> [(effective, through, figure, source)]: the source
+    figures a notice's page shows wrong (`contradicts`), on the notice's channels (official unless
+    it names them) and the standard tier unless a row names one."""
+    out = defaultdict(list)
+    for n in notices:
+        for ch in n.get("channels", ("official",)):
+            for c in n.get("contradicts", ()):
+                out[(c["model"], ch, c["component"], c.get("tier", "standard"))].append(
+                    (n["effective"], n["through"], Decimal(c["price"]), source_of(n)))
+    return dict(out)
+
+
+def drop_contradicted(steps, rows):
+    """Leaves out the steps at a figure a page contradicts (`rows`, from `contradictions`) that are
+    in effect on a day from the notice's `effective` to its `through`. Returns (steps, removed)."""
+    removed = []
+    for k, s in enumerate(steps):
+        until = steps[k + 1].date if k + 1 < len(steps) else None
+        if s.value is not None and any(
+                Decimal(s.value) == figure and s.date <= through and (until is None or until > effective)
+                for effective, through, figure, _src in rows):
+            removed.append(s)
+    return ([s for s in steps if s not in removed], removed) if removed else (steps, [])
 
 
 def promotions(notices):

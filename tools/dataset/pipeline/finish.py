@@ -20,6 +20,7 @@ class Finisher:
     def __init__(self, inputs, rows, collected, models, tally):
         take(self, inputs, "as_of", "generated", "releases", "ledger", "genai_date", "genai_version",
                            "modelsdev_date", "modelsdev_version", "notice_deprecations", "notice_prices",
+                           "notice_contradictions",
                            "source_days", "step_sources")
         take(self, rows, "lit_best", "keys_of", "newest_release_of")
         take(self, collected, "series", "cond_series")
@@ -105,8 +106,11 @@ class Finisher:
         if len(key) == 4:
             # the providers' notices state rates of prices[], never a conditional rate
             steps, moved, shown = evidence.apply_prices(steps, self.notice_prices.get((meta["id"], ch, comp, tier), []))
-            for rule, dropped in moved:
+            steps, wrong = evidence.drop_contradicted(steps, self.notice_contradictions.get((meta["id"], ch, comp, tier), []))
+            for rule, dropped in moved + ([(evidence.CONTRADICTED, wrong)] if wrong else []):
                 self.tally.quarantine(key, rule, dropped)
+            if wrong and not finalize(steps):
+                return False        # every figure the sources give is one the provider's page contradicts
         steps, removed = screen.screen(steps, key[1], alias=ent[1].endswith("-latest"),
                                        dated={k for k, page in shown.items() if page.dated},
                                        one_region=len(key) > 4 and key[6] is not None)

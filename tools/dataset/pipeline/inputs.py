@@ -37,6 +37,7 @@ class Inputs:
         self.src = {s["id"]: s for s in self.cfg["sources"]}
         self.notices = evidence.load() if not as_of else evidence.known_by(evidence.load(), as_of)
         self.notice_prices = evidence.price_statements(self.notices)
+        self.notice_contradictions = evidence.contradictions(self.notices)
         self.limit_notices = limit_evidence.load(as_of=as_of)
         self.limit_statements = limit_evidence.statements(self.limit_notices)
         self.notice_deprecations = evidence.deprecations(self.notices + self.limit_notices)

@@ -249,6 +249,37 @@ class FirstPartyNotices(unittest.TestCase):
         self.assertEqual([rule for rule, _x in removed], [screen.ROUTING])
 
 
+class Contradictions(unittest.TestCase):
+    """A page showing a source's figure wrong without a USD price of its own (`contradicts`)."""
+
+    ROWS = evidence.contradictions(evidence.load())
+    GPT35_0301 = ("openai:gpt-3.5-turbo-0301", "azure", "input", "standard")
+
+    def test_a_figure_the_page_shows_wrong_is_left_out_whole_and_nothing_takes_its_place(self):
+        # litellm's azure/gpt-35-turbo-0301: input 0.2 per 1M from 2023-03-01 to the shutdown of
+        # 2025-02-13; Azure's page (Korean edition, 2024-07-08): input ₩2.7776 = output ₩2.7776
+        got, removed = evidence.drop_contradicted(
+            steps(("2023-03-01", "0.2"), ("2025-02-13", None)), self.ROWS[self.GPT35_0301])
+        self.assertEqual(prices(removed), [("2023-03-01", "0.2")])
+        self.assertEqual(prices(got), [("2025-02-13", None)])
+        # the output (2, the page's equal figure) is no row of the notice
+        self.assertNotIn(("openai:gpt-3.5-turbo-0301", "azure", "output", "standard"), self.ROWS)
+        # the notice covers Azure only
+        self.assertNotIn(("openai:gpt-3.5-turbo-0301", "official", "input", "standard"), self.ROWS)
+
+    def test_the_figure_outside_the_pages_day_or_another_figure_is_kept(self):
+        rows = self.ROWS[self.GPT35_0301]
+        # ended before the copy's day (2024-07-08)
+        kept = steps(("2023-03-01", "0.2"), ("2024-07-08", "2"))
+        self.assertEqual(evidence.drop_contradicted(kept, rows), (kept, []))
+        # begun after it
+        kept = steps(("2023-03-01", "2"), ("2024-07-09", "0.2"))
+        self.assertEqual(evidence.drop_contradicted(kept, rows), (kept, []))
+        # in effect that day at another figure
+        kept = steps(("2023-03-01", "2"))
+        self.assertEqual(evidence.drop_contradicted(kept, rows), (kept, []))
+
+
 class Promotions(unittest.TestCase):
     URL = "https://ai.google.dev/gemini-api/docs/latest-model"
 
