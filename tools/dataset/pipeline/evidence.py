@@ -129,15 +129,15 @@ def price_statements(notices):
 
 
 def contradictions(notices):
-    """(model id, channel, component, tier) -> [(effective, through, figure, source)]: the source
-    figures a notice's page shows wrong (`contradicts`), on the notice's channels (official unless
-    it names them) and the standard tier unless a row names one."""
+    """(model id, channel, component, tier) -> [(effective, through, figure)]: the source figures a
+    notice's page shows wrong (`contradicts`), on the notice's channels (official unless it names
+    them) and the standard tier unless a row names one."""
     out = defaultdict(list)
     for n in notices:
         for ch in n.get("channels", ("official",)):
             for c in n.get("contradicts", ()):
                 out[(c["model"], ch, c["component"], c.get("tier", "standard"))].append(
-                    (n["effective"], n["through"], Decimal(c["price"]), source_of(n)))
+                    (n["effective"], n["through"], Decimal(c["price"])))
     return dict(out)
 
 
@@ -149,7 +149,7 @@ def drop_contradicted(steps, rows):
         until = steps[k + 1].date if k + 1 < len(steps) else None
         if s.value is not None and any(
                 Decimal(s.value) == figure and s.date <= through and (until is None or until > effective)
-                for effective, through, figure, _src in rows):
+                for effective, through, figure in rows):
             removed.append(s)
     return ([s for s in steps if s not in removed], removed) if removed else (steps, [])
 
