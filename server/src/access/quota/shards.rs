@@ -18,9 +18,9 @@
 //! [`ROUND_EVERY`] when a subject has [`WRITE_AT`] requests not yet written
 //! or a shard is to be given up, one `api.shard_round` call renews the held
 //! leases (for [`SHARD_LEASE`]), writes back the counts of the subjects with
-//! [`WRITE_AT`] requests not yet written (and every count within
-//! [`WRITE_EVERY`]), gives up the leases wanted elsewhere after writing their
-//! counts, and learns which are wanted;
+//! [`WRITE_AT`] requests not yet written (and, [`TRICKLE`] a round at most,
+//! those that waited [`WRITE_EVERY`]), gives up the leases wanted elsewhere
+//! after writing their counts, and learns which are wanted;
 //! every [`CLAIM_EVERY`] the plans are read again and the free shards this
 //! process saw requests for are claimed (`api.claim_shards`).
 //!
@@ -86,8 +86,17 @@ pub const CLAIM_EVERY: Duration = Duration::from_millis(250);
 /// A subject's admissions are written back in the next round once this many
 /// are not yet written.
 pub const WRITE_AT: u8 = 2;
-/// Every admission is written back within this long.
+/// A subject's admissions not yet written are written back once they have
+/// waited this long, [`TRICKLE`] of them a round at most.
 pub const WRITE_EVERY: Duration = Duration::from_secs(1);
+/// The most counts a round writes because they waited [`WRITE_EVERY`] (at
+/// most one such write every [`RENEW_EVERY`]: 2,560 a second). A flood of
+/// new addresses, one request each, would otherwise have the database write
+/// a row for every request (a fifth of the machine's time, measured at 55,000
+/// a second: docs/keys.md); past this they wait in memory for the subject's
+/// next admissions, a handover or the stop, and the taint of a lease that
+/// ends without being given back covers them all the same.
+pub const TRICKLE: usize = 256;
 /// The most admissions of one subject not yet written back; also what each
 /// subject of a shard is charged when its lease ends without being given
 /// back.
@@ -533,11 +542,15 @@ impl Shards {
                 last_evict = Instant::now();
                 self.evict();
             }
-            if self.held() > 0
-                && (last_round.is_none_or(|at| at.elapsed() >= RENEW_EVERY) || self.due())
-            {
-                last_round = Some(Instant::now());
-                self.round(SHARED_COOLDOWN).await;
+            if self.held() > 0 {
+                let renew = last_round.is_none_or(|at| at.elapsed() >= RENEW_EVERY);
+                if renew || self.due() {
+                    if renew {
+                        last_round = Some(Instant::now());
+                    }
+                    self.round(SHARED_COOLDOWN, if renew { TRICKLE } else { 0 })
+                        .await;
+                }
             }
             let pause = if self.held() > 0 {
                 ROUND_EVERY
@@ -579,7 +592,7 @@ impl Shards {
             if self.closing().next().is_none() {
                 return;
             }
-            self.round(Duration::ZERO).await;
+            self.round(Duration::ZERO, 0).await;
         }
     }
 
@@ -788,14 +801,16 @@ impl Shards {
     }
 
     /// One round: takes the counts to write (of the held shards, those with
-    /// [`WRITE_AT`] admissions not written and those listed [`WRITE_EVERY`]
-    /// ago, at most [`MAX_WRITE`]; every one of a shard being given up),
-    /// renews, writes, gives up, and takes in the answer.
-    async fn round(&self, cooldown: Duration) {
+    /// [`WRITE_AT`] admissions not written and at most `trickle` of those
+    /// listed [`WRITE_EVERY`] ago, at most [`MAX_WRITE`] in all; every one of
+    /// a shard being given up), renews, writes, gives up, and takes in the
+    /// answer.
+    async fn round(&self, cooldown: Duration, trickle: usize) {
         let now = Instant::now();
         let mut held = Vec::new();
         let mut release = Vec::new();
         let mut write = Write::new();
+        let mut trickled = 0;
         for index in 0..SHARDS {
             let mut shard = self.shard(index);
             if let Status::Held { until } = shard.status
@@ -831,10 +846,11 @@ impl Shards {
                 }
             }
             while room(&write)
-                && listed
-                    .front()
-                    .is_some_and(|(_, _, at)| whole || now.duration_since(*at) >= WRITE_EVERY)
+                && listed.front().is_some_and(|(_, _, at)| {
+                    whole || (trickled < trickle && now.duration_since(*at) >= WRITE_EVERY)
+                })
             {
+                trickled += usize::from(!whole);
                 let Some((subject, key, _)) = listed.pop_front() else {
                     break;
                 };
