@@ -216,11 +216,14 @@ struct Shard {
     status: Status,
     counts: Counts,
     /// Subjects with admissions not yet written back, each once, oldest
-    /// first, with when they were listed.
-    listed: VecDeque<(Subject, u64, Instant)>,
+    /// first, with when they were listed ([`Shards::stamp`]). A flood of
+    /// new addresses leaves one here for each count it makes (past the
+    /// [`TRICKLE`]): 48 bytes each, the key in the counts computed again
+    /// from the subject ([`locate`]) when it is written.
+    listed: VecDeque<(Subject, u32)>,
     /// Subjects with [`WRITE_AT`] admissions not yet written back, each
     /// once: written in the next round.
-    urgent: Vec<(Subject, u64)>,
+    urgent: Vec<Subject>,
     /// Taints of the shard (Unix microseconds, units), for subjects counted
     /// anew.
     taints: Vec<(i64, u32)>,
@@ -359,6 +362,8 @@ pub(super) struct Shards {
     plans: RwLock<Arc<HashMap<String, Plan>>>,
     /// Wakes the rounds early (a shard to give up, a subject at its cap).
     wake: tokio::sync::Notify,
+    /// What [`Shards::stamp`] counts from.
+    epoch: Instant,
     held: AtomicUsize,
     pub(super) in_memory: AtomicU64,
     pub(super) rounds: AtomicU64,
@@ -384,6 +389,7 @@ impl Shards {
             seen: (0..SHARDS).map(|_| AtomicU32::new(0)).collect(),
             plans: RwLock::new(Arc::new(HashMap::new())),
             wake: tokio::sync::Notify::new(),
+            epoch: Instant::now(),
             held: AtomicUsize::new(0),
             in_memory: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
@@ -403,6 +409,15 @@ impl Shards {
             .unwrap_or_else(PoisonError::into_inner)
             .get(name)
             .copied()
+    }
+
+    /// `at` in milliseconds since the process started, wrapping: 4 bytes
+    /// instead of an `Instant`'s 16 in every listed subject. Ages are taken
+    /// with `wrapping_sub`, right below 49 days; none is near that, as the
+    /// trickle writes the oldest first, 2,560 a second, and at most 64 x
+    /// [`MAX_SHARD_SUBJECTS`] are kept (28 minutes of it).
+    fn stamp(&self, at: Instant) -> u32 {
+        at.duration_since(self.epoch).as_millis() as u32
     }
 
     /// How many leases this process holds.
@@ -460,11 +475,11 @@ impl Shards {
             count.pending += 1;
             if !count.listed {
                 count.listed = true;
-                listed.push_back((subject.clone(), key, now));
+                listed.push_back((subject.clone(), self.stamp(now)));
             }
             if count.pending >= WRITE_AT && !count.urgent {
                 count.urgent = true;
-                urgent.push((subject.clone(), key));
+                urgent.push(subject.clone());
                 self.wake.notify_one();
             }
         }
@@ -811,6 +826,8 @@ impl Shards {
         let mut release = Vec::new();
         let mut write = Write::new();
         let mut trickled = 0;
+        let stamp = self.stamp(now);
+        let write_every = u32::try_from(WRITE_EVERY.as_millis()).unwrap_or(u32::MAX);
         for index in 0..SHARDS {
             let mut shard = self.shard(index);
             if let Status::Held { until } = shard.status
@@ -837,23 +854,25 @@ impl Shards {
             } = &mut *shard;
             let room = |write: &Write| whole || write.len() < MAX_WRITE;
             while room(&write) {
-                let Some((subject, key)) = urgent.pop() else {
+                let Some(subject) = urgent.pop() else {
                     break;
                 };
+                let key = locate(subject.id()).1;
                 if let Some(count) = counts.get_mut(&key) {
                     count.urgent = false;
                     write.take(index, key, subject, count);
                 }
             }
             while room(&write)
-                && listed.front().is_some_and(|(_, _, at)| {
-                    whole || (trickled < trickle && now.duration_since(*at) >= WRITE_EVERY)
+                && listed.front().is_some_and(|&(_, at)| {
+                    whole || (trickled < trickle && stamp.wrapping_sub(at) >= write_every)
                 })
             {
                 trickled += usize::from(!whole);
-                let Some((subject, key, _)) = listed.pop_front() else {
+                let Some((subject, _)) = listed.pop_front() else {
                     break;
                 };
+                let key = locate(subject.id()).1;
                 if let Some(count) = counts.get_mut(&key) {
                     count.listed = false;
                     write.take(index, key, subject, count);
@@ -919,11 +938,11 @@ impl Shards {
                         count.pending = count.pending.saturating_add(units);
                         if count.pending >= WRITE_AT && !count.urgent {
                             count.urgent = true;
-                            urgent.push((subject.clone(), key));
+                            urgent.push(subject.clone());
                         }
                         if !count.listed {
                             count.listed = true;
-                            listed.push_back((subject, key, Instant::now()));
+                            listed.push_back((subject, self.stamp(Instant::now())));
                         }
                     }
                 }
