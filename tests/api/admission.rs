@@ -355,6 +355,86 @@ async fn one_process_holding_the_shards_admits_in_memory_exactly_and_writes_the_
     .await;
 }
 
+/// A flood of new addresses, one request each, leaves most counts in
+/// memory (a round writes at most TRICKLE of them for their age,
+/// server/src/access/quota/shards.rs): a clean stop writes every one back,
+/// however many more than one statement's MAX_WRITE (4,096) there are.
+#[tokio::test]
+async fn a_clean_stop_writes_back_every_count_a_flood_left_in_memory() {
+    const FLOOD: usize = 12_000;
+    const SENDERS: usize = 32;
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    plan_in_memory(&db, 5).await;
+    let server = Arc::new(serve(&db).await);
+    let http = reqwest::Client::new();
+    server
+        .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
+        .await;
+    let url = {
+        let server = server.clone();
+        move |_: usize, _: usize| server.url(LIST)
+    };
+    // Enough addresses for every shard to be seen, and claimed.
+    from_each(&http, 0..1000, 1, url).await;
+    eventually("shards claimed", Duration::from_secs(10), async || {
+        (stats(&server, &http).await["shards_held"].as_u64() == Some(64)).then_some(())
+    })
+    .await;
+    let before = stats(&server, &http).await["in_memory"]
+        .as_u64()
+        .expect("in_memory");
+    let admitted: usize = futures_join((0..SENDERS).map(|sender| {
+        let (http, url) = (http.clone(), server.url(LIST));
+        tokio::spawn(async move {
+            let mut admitted = 0;
+            for a in (1000 + sender..1000 + FLOOD).step_by(SENDERS) {
+                let seen = send(&http, &url, ("x-forwarded-for", &address(a))).await;
+                admitted += usize::from(seen.status == 200);
+            }
+            admitted
+        })
+    }))
+    .await
+    .into_iter()
+    .sum();
+    assert_eq!(admitted, FLOOD, "one request each, all within the plan");
+    let in_memory = stats(&server, &http).await["in_memory"]
+        .as_u64()
+        .expect("in_memory")
+        - before;
+    assert!(
+        in_memory as usize >= FLOOD,
+        "the flood was admitted from the shard leases: {in_memory}"
+    );
+    let written = async || {
+        db.client()
+            .await
+            .query_one(
+                "select count(*) from pricing.admission_counters
+                 where subject like 'ip:10.14.%' and used = 1",
+                &[],
+            )
+            .await
+            .expect("written")
+            .get::<_, i64>(0)
+    };
+    let before_stop = written().await;
+    assert!(
+        before_stop < (FLOOD as i64) - 4096,
+        "more than a statement's worth is left to write at the stop: {before_stop} written"
+    );
+    Arc::into_inner(server)
+        .expect("one owner")
+        .terminate()
+        .await;
+    assert_eq!(
+        written().await,
+        (1000 + FLOOD) as i64,
+        "every count written back"
+    );
+}
+
 #[tokio::test]
 async fn a_shard_held_by_one_process_is_handed_over_and_counted_exactly_by_both() {
     let db = TestDb::new().await;

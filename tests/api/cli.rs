@@ -43,21 +43,6 @@ async fn health(addr: &str) -> Value {
         .expect("health json")
 }
 
-async fn terminate(mut served: Served) {
-    let pid = served.child.id().expect("pid").to_string();
-    let status = Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .await
-        .expect("kill");
-    assert!(status.success());
-    let exit = tokio::time::timeout(Duration::from_secs(30), served.child.wait())
-        .await
-        .expect("pricing serve stops within 30 s of SIGTERM")
-        .expect("wait");
-    assert!(exit.success(), "clean exit on SIGTERM: {exit}");
-}
-
 fn temp_data_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pricing-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -94,7 +79,7 @@ async fn serve_runs_its_own_postgres_refuses_a_second_server_and_cleans_up() {
         "the first server is unharmed"
     );
 
-    terminate(first).await;
+    first.terminate().await;
     assert!(
         !data_dir.join("pg/postmaster.pid").exists(),
         "PostgreSQL was stopped with the server"
@@ -107,7 +92,7 @@ async fn serve_runs_its_own_postgres_refuses_a_second_server_and_cleans_up() {
         as_of.as_str(),
         "the data survived the restart"
     );
-    terminate(again).await;
+    again.terminate().await;
     let _ = std::fs::remove_dir_all(&data_dir);
 }
 
@@ -172,7 +157,7 @@ async fn a_killed_embedded_postmaster_is_started_again_and_health_recovers_by_it
         .await
         .expect("models");
     assert_eq!(models.status(), 200);
-    terminate(served).await;
+    served.terminate().await;
     let _ = std::fs::remove_dir_all(&data_dir);
 }
 
@@ -227,7 +212,7 @@ async fn keys_are_issued_and_listed_from_the_command_line_while_serve_runs_on_th
         "the server is unharmed: its cluster was used, not stopped"
     );
 
-    terminate(served).await;
+    served.terminate().await;
     assert!(
         !data_dir.join("pg/postmaster.pid").exists(),
         "PostgreSQL was stopped with the server"

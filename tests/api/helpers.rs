@@ -669,6 +669,23 @@ impl Served {
         format!("http://{}{}", self.addr, path)
     }
 
+    /// Stops it as an operator does (SIGTERM) and checks that it exits
+    /// cleanly within 30 s.
+    pub async fn terminate(mut self) {
+        let pid = self.child.id().expect("pid").to_string();
+        let status = tokio::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .await
+            .expect("kill");
+        assert!(status.success());
+        let exit = tokio::time::timeout(Duration::from_secs(30), self.child.wait())
+            .await
+            .expect("pricing serve stops within 30 s of SIGTERM")
+            .expect("wait");
+        assert!(exit.success(), "clean exit on SIGTERM: {exit}");
+    }
+
     /// Its `/healthz` document.
     pub async fn healthz(&self, http: &reqwest::Client) -> Value {
         http.get(self.url("/healthz"))

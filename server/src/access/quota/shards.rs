@@ -964,6 +964,10 @@ impl Shards {
         let owner = self.owner;
         let held_ids: Vec<i16> = held.iter().map(|&i| shard_id(i)).collect();
         let release_ids: Vec<i16> = release.iter().map(|&i| shard_id(i)).collect();
+        // The chunks before the last renew the shards being given up with the
+        // held ones: `api.shard_round` writes only the counts of shards it
+        // renews or releases, and they are released with the last chunk.
+        let all_ids: Vec<i16> = held_ids.iter().chain(&release_ids).copied().collect();
         let lease_ms = i32::try_from(SHARD_LEASE.as_millis()).unwrap_or(i32::MAX);
         let cooldown_ms = i32::try_from(cooldown.as_millis()).unwrap_or(i32::MAX);
         on_connection(&self.pool, |client| async move {
@@ -991,7 +995,7 @@ impl Shards {
                         &statement,
                         &[
                             &owner,
-                            &held_ids,
+                            if last { &held_ids } else { &all_ids },
                             &lease_ms,
                             if last { &release_ids } else { &no_release },
                             &cooldown_ms,
