@@ -23,7 +23,7 @@ class Snapshot:
         """`keep_future`: (model id, channel, component, tier) of the series whose first step after
         `as_of` is kept (the fixtures' scheduled change)."""
         take(self, inputs, "as_of", "generated", "genai_version", "modelsdev_version", "notice_deprecations",
-                           "notice_promotions", "kind_statements", "launch_facts", "radar_snaps",
+                           "notice_promotions", "kind_statements", "launch_facts", "per_character_keys", "radar_snaps",
                            "shutdown_recorded", "sources_block")
         take(self, rows, "lit_best")
         self.limits = Limits(inputs, rows, collected.history, tally)
@@ -154,7 +154,9 @@ class Snapshot:
           (kinds.PER_STEP_IMAGE_CHANNELS: FLUX on Fireworks);
         - every series of a model on a channel whose litellm row bills it per character in any
           release (litellm.per_character: Vertex AI's PaLM 2, Gemini 1.0 and 1.5 and its legacy
-          text embeddings), whichever source gives the figure.
+          text embeddings), or whose row tools/dataset/per_character.json lists (a provider page
+          says so, the row does not: Vertex's Codey code-gecko, Gemini 1.0 Pro Vision), whichever
+          source gives the figure.
         The model stays listed (its lifecycle is read from all its series); one left with no price
         is served with none (`unpriced`: no longer counted as listed with a current price)."""
         ent, ch, comp = key[:3]
@@ -163,7 +165,8 @@ class Snapshot:
             rule = kinds.NO_OUTPUT_RULE
         elif kind == "image" and ch in kinds.PER_STEP_IMAGE_CHANNELS:
             rule = kinds.PER_STEP_IMAGE_RULE
-        elif any(per_character(entry) for _r, _k, entry, _ref in self.lit_best.get((ent, ch), {}).values()):
+        elif any(per_character(entry) or (k, ch) in self.per_character_keys
+                 for _r, k, entry, _ref in self.lit_best.get((ent, ch), {}).values()):
             rule = screen.PER_CHARACTER
         else:
             return True

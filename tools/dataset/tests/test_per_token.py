@@ -11,6 +11,7 @@ import json
 import unittest
 
 from pipeline import REPO, kinds, screen
+from pipeline.inputs import per_character_keys
 from pipeline.snapshot import Snapshot
 from pipeline.sources.litellm import per_character
 from pipeline.tally import Tally
@@ -48,6 +49,7 @@ def snapshot(lit_best, kind_by_ent):
     the models' kinds."""
     snap = Snapshot.__new__(Snapshot)
     snap.lit_best, snap.kind_by_ent, snap.tally, snap.unpriced = lit_best, kind_by_ent, Tally(), set()
+    snap.per_character_keys = per_character_keys()
     return snap
 
 
@@ -85,6 +87,21 @@ class PerCharacter(unittest.TestCase):
         self.assertFalse(snap.kept((gecko, "vertex", "input", "standard"), series(("2024-11-28", "0.1"))))
 
 
+    def test_a_row_a_provider_page_bills_per_character_is_listed_with_its_page(self):
+        # litellm 1.82.1 `code-gecko` (vertex_ai-code-text-models): 1.25e-07 per token in and out,
+        # no per-character field; Google's legacy pricing page bills Codey models per character
+        row = {"input_cost_per_token": 1.25e-07, "output_cost_per_token": 1.25e-07, "mode": "completion",
+               "litellm_provider": "vertex_ai-code-text-models"}
+        gecko = ("google", "code-gecko")
+        self.assertFalse(per_character(row))
+        snap = snapshot({(gecko, "vertex"): {0: ((0,), "code-gecko", row, None)}}, {gecko: "chat"})
+        self.assertFalse(snap.kept((gecko, "vertex", "output", "standard"), series(("2024-11-28", "0.125"))))
+        self.assertEqual(snap.tally.screened[0][1], screen.PER_CHARACTER)
+        listed = json.loads((REPO / "tools/dataset/per_character.json").read_text())["rows"]
+        self.assertTrue(all(r["url"].startswith("https://") and r["read"] and r["says"] for r in listed))
+        self.assertEqual([r["key"] for r in listed], sorted(r["key"] for r in listed))
+
+
 class PerStepImages(unittest.TestCase):
     def test_an_image_model_on_fireworks_has_no_per_token_price(self):
         snap = snapshot({(CONTROLNET, "fireworks"): {0: ((0,), "flux-1-dev-controlnet-union", FLUX_CONTROLNET, None)}},
@@ -119,6 +136,8 @@ class Bundled(unittest.TestCase):
         for mid, ch, rule in (("google:gemini-1.5-flash-exp-0827", "vertex", screen.PER_CHARACTER),
                               ("google:gemini-1.5-flash-preview-0514", "vertex", screen.PER_CHARACTER),
                               ("google:textembedding-gecko", "vertex", screen.PER_CHARACTER),
+                              ("google:code-gecko-001", "vertex", screen.PER_CHARACTER),
+                              ("google:gemini-pro-vision", "vertex", screen.PER_CHARACTER),
                               ("instantx:flux-1-dev-controlnet-union", "fireworks", kinds.PER_STEP_IMAGE_RULE),
                               ("black-forest-labs:flux-1-schnell", "fireworks", kinds.PER_STEP_IMAGE_RULE)):
             self.assertNotIn((mid, ch), self.priced, mid)
