@@ -6,7 +6,6 @@ library only.
 
     python3 -m unittest discover -s tools/dataset -p 'test_*.py'
 """
-import gzip
 import json
 import unittest
 
@@ -16,7 +15,7 @@ from pipeline.snapshot import Snapshot
 from pipeline.sources.litellm import per_character
 from pipeline.tally import Tally
 
-from .helpers import steps
+from .helpers import bundled, steps
 
 # litellm 1.77.5, `gemini-1.5-flash-exp-0827` (vertex_ai-language-models), its price fields
 GEMINI_15_FLASH_EXP = {
@@ -123,10 +122,7 @@ class Bundled(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        data = REPO / "data"
-        cls.snap = json.loads(gzip.decompress((data / "snapshot.json.gz").read_bytes()))
-        cls.models = {m["id"]: m for m in cls.snap["models"]}
-        cls.quarantine = json.loads((data / "quarantine.json").read_text())["screened"]
+        cls.snap, cls.models, cls.quarantine = bundled()
         cls.priced = {(p["model"], p["channel"]) for p in cls.snap["prices"] + cls.snap["conditional_prices"]}
 
     def dropped(self, rule):
