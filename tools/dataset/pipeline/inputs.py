@@ -1,6 +1,6 @@
 """Stage 1, the sources: every release the build reads (sources.json: the pinned ones, or a sync's
 own list), read by its adapter in sources/, and the providers' statements kept in the repository
-(notices, limit notices, kind statements, phantom rows). `Inputs` holds them as plain data for the
+(notices, limit notices, kind statements, phantom rows, rows billed per character). `Inputs` holds them as plain data for the
 stages after it, with what they need to say of a source release (its day, the releases that show a
 step). Standard library only.
 """
@@ -17,9 +17,17 @@ from .sources.llmledger import Ledger
 # litellm rows naming an id their channel's own model list never had (a mistyped id), each with
 # the first-party record it rests on
 PHANTOMS = FACTS / "phantoms.json"
+# source rows whose channel bills the model by the character though the row states no
+# per-character price (litellm.per_character catches those that do), each with the page it rests on
+PER_CHARACTER = FACTS / "per_character.json"
 # ids the snapshot published for a model before a resolution rule gave it its real maker or merged
 # it into another model: each stays an alias of the model it names now
 FORMER_IDS = FACTS / "former_ids.json"
+
+
+def per_character_keys(path=PER_CHARACTER):
+    """(litellm key, channel) of the rows per_character.json lists."""
+    return {(r["key"], r["channel"]) for r in json.loads(path.read_text())["rows"] if r["source"] == "litellm"}
 
 
 class Inputs:
@@ -43,6 +51,7 @@ class Inputs:
         self.notice_deprecations = evidence.deprecations(self.notices + self.limit_notices)
         self.notice_promotions = evidence.promotions(self.notices)
         self.phantoms = {r["key"] for r in json.loads(PHANTOMS.read_text())["rows"] if r["source"] == "litellm"}
+        self.per_character_keys = per_character_keys()
         self.former_ids = json.loads(FORMER_IDS.read_text())["rows"]
         self.kind_statements = kinds.load()
         self.load()

@@ -42,9 +42,15 @@ RULES = ("maker", "litellm mode", "output modalities", "name", "models.dev famil
 # votes that never decide, listed with a disagreement: the kinds of litellm's rows outvoted by the rest
 OUTVOTED = "litellm outvoted"
 # kinds whose models return no output tokens: their providers bill input only, so the build
-# publishes no output price for them (snapshot.py, Snapshot.kept_of_kind)
+# publishes no output price for them (snapshot.py, Snapshot.kept)
 NO_OUTPUT_KINDS = {"embedding", "rerank"}
 NO_OUTPUT_RULE = "output price of an embedding or rerank model (it returns no output tokens)"
+# channels that bill an image model per denoising step or per image, never per token: Fireworks
+# ("For image generation models like SDXL we charge based on the number of inference steps
+# (denoising iterations)", its pricing page; docs/publishing.md, "Screens"). A per-token figure a
+# source gives an image model there (litellm's FLUX rows on Fireworks) is no price of it
+PER_STEP_IMAGE_CHANNELS = {"fireworks"}
+PER_STEP_IMAGE_RULE = "image model on a channel that bills images per step or per image: no per-token price"
 
 PATH = FACTS / "kinds.json"
 

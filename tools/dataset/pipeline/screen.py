@@ -34,6 +34,7 @@ LIMIT_UNDATED = "limit move no provider page dates: restated (the newer figure o
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
 ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
 OUTSIDE_STANDARD = "conditional rate outside its standard series' span: no offer before it starts or after it ends"
+PER_CHARACTER = "billed per character on its channel (a per-character price beside each per-token one): no per-token price"
 
 # channels that list a model per deployment region, the data-zone / regional rows at a premium
 REGIONAL_CHANNELS = {"azure", "aws_bedrock"}

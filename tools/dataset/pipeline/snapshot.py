@@ -5,12 +5,13 @@ render.py writes it out. docs/snapshot-format.md 5.2, 5.4, 5.6 and 8. Standard l
 """
 from collections import Counter, defaultdict
 
-from . import evidence, kinds, render, take
+from . import evidence, kinds, render, screen, take
 from .history import Limits
 from .lifecycle import lifecycle
 from .resolve import CHANNELS, MAKER_NAMES
 from .series import Step, finalize
 from .sources import radar
+from .sources.litellm import per_character
 
 WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
 
@@ -22,7 +23,7 @@ class Snapshot:
         """`keep_future`: (model id, channel, component, tier) of the series whose first step after
         `as_of` is kept (the fixtures' scheduled change)."""
         take(self, inputs, "as_of", "generated", "genai_version", "modelsdev_version", "notice_deprecations",
-                           "notice_promotions", "kind_statements", "launch_facts", "radar_snaps",
+                           "notice_promotions", "kind_statements", "launch_facts", "per_character_keys", "radar_snaps",
                            "shutdown_recorded", "sources_block")
         take(self, rows, "lit_best")
         self.limits = Limits(inputs, rows, collected.history, tally)
@@ -36,6 +37,7 @@ class Snapshot:
         models_out, prices_out = [], []
         self.kind_disagreements = []
         self.kind_by_ent = {}
+        self.unpriced = set()       # models a series of was no per-token price (kept)
         by_ent = defaultdict(list)
         for k, s in self.series.items():
             by_ent[k[0]].append((k, s))
@@ -89,14 +91,14 @@ class Snapshot:
                 models_out[-1]["limits"] = limits
             self.kind_by_ent[ent] = kind
             for key, s in rows:
-                row = self.kept_of_kind(key, s) and self.series_row(meta["id"], key, s)
+                row = self.kept(key, s) and self.series_row(meta["id"], key, s)
                 if row:
                     prices_out.append(row)
         prices_out.sort(key=lambda p: (p["model"], p["channel"], p["component"], p["tier"]))
         # conditional rates emit no events: publish reads prices[] only
         cond_out = []
         for key, s in self.cond_series.items():
-            row = self.kept_of_kind(key, s) and self.series_row(self.models[key[0]]["id"], key, s)
+            row = self.kept(key, s) and self.series_row(self.models[key[0]]["id"], key, s)
             if row:
                 cond_out.append(row)
         cond_out.sort(key=render.conditional_order)
@@ -142,14 +144,37 @@ class Snapshot:
             self.kind_disagreements.append(dis)
         return (kind,) + kinds.modalities(kind, model_id, chosen, entry, statement)
 
-    def kept_of_kind(self, key, s):
-        """False for an output series of a model that returns no output tokens (an embedding or
-        rerank model, kinds.NO_OUTPUT_KINDS): its providers bill input only (Novita's bge-m3 "only
-        $0.01/M tokens", its embeddings API counting prompt tokens alone), so a source's output
-        figure is no price; it is listed in the quarantine report."""
-        if key[2] != "output" or self.kind_by_ent.get(key[0]) not in kinds.NO_OUTPUT_KINDS:
+    def kept(self, key, s):
+        """False for a series that is no per-token price, listed in the quarantine report with its
+        rule:
+        - the output of a model that returns no output tokens (an embedding or rerank model,
+          kinds.NO_OUTPUT_KINDS): its providers bill input only (Novita's bge-m3 "only $0.01/M
+          tokens", its embeddings API counting prompt tokens alone);
+        - every series of an image model on a channel that bills images per step or per image
+          (kinds.PER_STEP_IMAGE_CHANNELS: FLUX on Fireworks);
+        - every series of a model on a channel whose litellm row bills it per character in any
+          release (litellm.per_character: Vertex AI's PaLM 2, Gemini 1.0 and 1.5 and its legacy
+          text embeddings), or whose row tools/dataset/per_character.json lists (a provider page
+          says so, the row does not: Vertex's Codey code-gecko, Gemini 1.0 Pro Vision), whichever
+          source gives the figure.
+        The model stays listed (its lifecycle is read from all its series); one left with no price
+        is served with none (`unpriced`: no longer counted as listed with a current price)."""
+        ent, ch, comp = key[:3]
+        kind = self.kind_by_ent.get(ent)
+        if comp == "output" and kind in kinds.NO_OUTPUT_KINDS:
+            rule = kinds.NO_OUTPUT_RULE
+        elif kind == "image" and ch in kinds.PER_STEP_IMAGE_CHANNELS:
+            rule = kinds.PER_STEP_IMAGE_RULE
+        elif any(per_character(entry) or (k, ch) in self.per_character_keys
+                 for _r, k, entry, _ref in self.lit_best.get((ent, ch), {}).values()):
+            rule = screen.PER_CHARACTER
+        else:
             return True
-        self.tally.quarantine(key, kinds.NO_OUTPUT_RULE, finalize(s["steps"]))
+        steps = finalize(s["steps"])
+        if steps:
+            self.tally.quarantine(key, rule, steps)
+        if rule != kinds.NO_OUTPUT_RULE:
+            self.unpriced.add(ent)
         return False
 
     def series_row(self, model_id, key, s):
@@ -178,7 +203,9 @@ class Snapshot:
         active_priced = {p["model"] for p in prices if render.value_at_hist(p["history"], gen) is not None}
         changes, scheduled, per_channel = render.price_changes(prices, lo, gen)
         st = Counter(m["status"] for m in models)
-        listed = {self.models[e]["id"] for e in self.tally.listed_now}
+        # a model whose current prices were all no per-token price is served with none
+        listed = {self.models[e]["id"] for e in self.tally.listed_now} - (
+            {self.models[e]["id"] for e in self.unpriced} - active_priced)
         self.coverage = {"listed_with_a_current_price": len(listed),
                          "served_with_a_current_price": len(listed & active_priced),
                          "not_served": sorted(listed - active_priced)}

@@ -1,7 +1,11 @@
 """What the unit tests share: steps and their (date, value) pairs, and the values the litellm stages
 read, built from excerpts. Standard library only.
 """
+import gzip
+import json
 from types import SimpleNamespace
+
+from pipeline import REPO
 
 from pipeline.history import LitellmRows
 from pipeline.series import Step
@@ -29,3 +33,11 @@ NO_PEAKS = SimpleNamespace(peak_since={}, peak_window={}, off_peak_genai={})
 
 def prices(xs):
     return [(s.date, s.value) for s in xs]
+
+
+def bundled():
+    """The bundled snapshot (data/snapshot.json.gz), its models by id and the quarantine report's
+    screened-out entries (data/quarantine.json)."""
+    data = REPO / "data"
+    snap = json.loads(gzip.decompress((data / "snapshot.json.gz").read_bytes()))
+    return snap, {m["id"]: m for m in snap["models"]}, json.loads((data / "quarantine.json").read_text())["screened"]

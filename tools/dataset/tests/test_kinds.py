@@ -4,12 +4,12 @@ channel), models.dev 1.0.398 (listings, families). Standard library only.
 
     python3 -m unittest discover -s tools/dataset -p 'test_*.py'
 """
-import gzip
-import json
 import unittest
 from collections import Counter
 
-from pipeline import REPO, kinds
+from pipeline import kinds
+
+from .helpers import bundled
 
 TEXT = {"input": ["text"], "output": ["text"]}
 
@@ -144,10 +144,7 @@ class BundledKinds(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        data = REPO / "data"
-        cls.snap = json.loads(gzip.decompress((data / "snapshot.json.gz").read_bytes()))
-        cls.models = {m["id"]: m for m in cls.snap["models"]}
-        cls.quarantine = json.loads((data / "quarantine.json").read_text())["screened"]
+        cls.snap, cls.models, cls.quarantine = bundled()
 
     def test_the_models_the_issue_names(self):
         for mid, kind in (("instantx:flux-1-dev-controlnet-union", "image"), ("baai:bge-m3", "embedding"),

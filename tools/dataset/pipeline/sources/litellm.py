@@ -156,6 +156,18 @@ def field_value(entry, field):
     return None if v in (None, "0") else v
 
 
+def per_character(entry):
+    """A litellm row whose channel bills its text by the character: every text component it
+    prices per token (input; output where it gives one) has a per-character figure beside it.
+    Its per-token figures are litellm's conversion, not the channel's price: Vertex AI's
+    `gemini-1.5-flash-exp-0827` gives input 1.875e-08 per character and 4.688e-09 per token
+    (a quarter of it, 0.004688 per 1M). A row with a per-token output and no per-character
+    output is not one (Vertex's `gemini-2.0-flash` from litellm 1.103.0: per-token output 0.6,
+    an input per character derived from its per-token 0.15)."""
+    priced = [c for c in ("input", "output") if field_value(entry, f"{c}_cost_per_token")]
+    return bool(priced) and all(field_value(entry, f"{c}_cost_per_character") for c in priced)
+
+
 def peak_listed(entry):
     """A litellm row whose list figures are its peak-hour rate: it carries an off-peak rate beside
     them (DeepSeek V4 from litellm 1.104.5)."""
