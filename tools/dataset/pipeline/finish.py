@@ -89,6 +89,16 @@ class Finisher:
             rule, detail = ((SHUTDOWN_OVERRULED, f"the page ({notice.source}) states {stated}") if stated
                             else (SHUTDOWN_UNSTATED, None))
             self.tally.quarantine(key, rule, [Step(shut[0], None, srcs={shut[1]})], detail)
+            if not stated:
+                # the row's input price on the channel dates the row: any other rate it first
+                # gains after its own shutdown date is the redirect target's too
+                row = None if key[2:] == ("input", tier) else self.series.get((ent, ch, "input", tier))
+                steps, late = screen.after_row_shutdown(steps, shut[0], row["steps"][0].date if row else None)
+                s["steps"] = steps
+                if late:
+                    self.tally.quarantine(key, screen.AFTER_ROW_SHUTDOWN, late, f"shutdown {shut[0]} ({shut[1]})")
+                if not steps:
+                    return False
         shut = (stated, shut[1] if shut else None) if stated else None
         s["shutdown"] = shut
         if shut:

@@ -24,6 +24,8 @@ IMPLAUSIBLE = "move of more than 20x: a source error"
 UNIT = "unit change restated, not an event"
 PEAK_RATE = "peak-hour rate of a model billed by time of day: not a price in effect all day"
 AFTER_SHUTDOWN = "priced after the channel's shutdown date"
+AFTER_ROW_SHUTDOWN = ("figure a release source first gives after the shutdown date its own row states: no offer "
+                      "of this model (a retired id priced as the model it redirects to)")
 LEDGER_CORRECTION = "llmledger correction flag (likely correction or unit fix): applied retroactively"
 LEDGER_REVERTED = "llmledger reverted flag: undone within 30 days"
 ROUTING = "aggregator routing change shown by one source: restated, not an event"
@@ -52,6 +54,25 @@ def placeholder_shutdown(day, stated_on):
     Turbo and GLM-5.3 FlashX carry 2098-12-31, litellm 1.103.0 to 1.106.1): unknown, not a
     scheduled end."""
     return int(day[:4]) - int(stated_on[:4]) >= PLACEHOLDER_YEARS
+
+
+def after_row_shutdown(steps, day, row_from=None):
+    """A new figure a release source gives a row after the shutdown date the same row states is
+    not this model's price: the maker retired the id and sends it elsewhere (xAI: "requests to
+    the retired model slugs ... will automatically redirect to grok-4.3 ... billed at grok-4.3
+    pricing", https://docs.x.ai/developers/migration/may-15-retirement), and the source prices
+    the id at the target's figure (litellm 1.100.0 gives `xai/grok-4`, shutdown 2026-05-15,
+    grok-4.3's 1.25 / 2.5 where xAI sold grok-4 at 3 / 15). Screened: a move of a series priced
+    before that day, and a rate (another component, a conditional rate) the row first gains after
+    it where the row's input price on the channel (from `row_from`) was priced before the day
+    (grok-4's cached input 0.2 and above-200k rates 2.5 / 5, grok-4.3's); a row the source first
+    prices after the day is no move and stays. Not a step genai-prices dates (another lineage's own statement). The
+    figures before the day stay; with no provider's page stating the shutdown the series is not
+    ended (it goes stale). Returns (steps, the figures left out)."""
+    if not (row_from and row_from <= day) and not any(x.date <= day and x.value is not None for x in steps):
+        return steps, []
+    late = [x for x in steps if x.date > day and x.value is not None and not x.genai]
+    return (finalize([x for x in steps if x not in late]), late) if late else (steps, [])
 
 
 def independent_sources(srcs):

@@ -8,8 +8,9 @@ Standard library only.
 import unittest
 
 from pipeline import screen
+from pipeline.series import Step
 
-from .helpers import prices, steps
+from .helpers import bundled, prices, steps
 
 
 class Screens(unittest.TestCase):
@@ -164,6 +165,36 @@ class Screens(unittest.TestCase):
         # the same move on a dated model id stays an event
         self.assertEqual(prices(screen.screen(s, "official")[0]), prices(s))
 
+    def test_a_figure_given_after_the_rows_own_shutdown_is_no_offer_of_the_model(self):
+        # litellm's xai/grok-4 (deprecation_date 2026-05-15): input 3 from litellm 1.74.12, 1.25
+        # from litellm 1.100.0 (2026-08-31), grok-4.3's price: xAI redirects the retired ids to
+        # grok-4.3, "billed at grok-4.3 pricing" (https://docs.x.ai/developers/migration/may-15-retirement)
+        s = steps(("2025-07-31", "3"), ("2026-08-31", "1.25"),
+                  srcs={"2025-07-31": {"litellm 1.74.12"}, "2026-08-31": {"litellm 1.100.0"}})
+        kept, late = screen.after_row_shutdown(s, "2026-05-15")
+        self.assertEqual(prices(kept), [("2025-07-31", "3")])       # not ended: no provider page states the day
+        self.assertEqual(prices(late), [("2026-08-31", "1.25")])
+        # a rate the row first gains after the day (its cached input 0.2, litellm 1.100.0) is
+        # grok-4.3's too, where the row's input was priced before the day
+        cached = steps(("2026-08-31", "0.2"))
+        self.assertEqual(screen.after_row_shutdown(cached, "2026-05-15", row_from="2025-07-31"), ([], cached))
+        # a row the source first prices after the day is no move of an earlier price: Together's
+        # Qwen2-72B-Instruct (deprecation_date 2025-08-28) at 0.9 from litellm 1.103.x (2026-09-24)
+        relisted = steps(("2026-09-24", "0.9"))
+        self.assertEqual(screen.after_row_shutdown(relisted, "2025-08-28"), (relisted, []))
+        self.assertEqual(screen.after_row_shutdown(relisted, "2025-08-28", row_from="2026-09-24"), (relisted, []))
+
+    def test_a_step_genai_prices_dates_after_the_rows_shutdown_stays(self):
+        # OpenRouter's deepseek-v3.2: litellm's row gives deprecation_date 2026-09-28; genai-prices
+        # 0.2.3 dates its own figure 0.28 on 2026-10-19 (another lineage's statement), litellm's
+        # 0.259 of 2026-10-08 is the row's after its end
+        s = steps(("2025-12-01", "0.26"), ("2026-10-08", "0.259"))
+        genai = Step("2026-10-19", "0.28", genai=True, srcs={"genai-prices 0.2.3"})
+        kept, late = screen.after_row_shutdown(s + [genai], "2026-09-28")
+        self.assertEqual(prices(kept), [("2025-12-01", "0.26"), ("2026-10-19", "0.28")])
+        self.assertEqual(prices(late), [("2026-10-08", "0.259")])
+
+
 class LimitScreens(unittest.TestCase):
     def test_a_limit_written_another_way_is_no_change(self):
         # deepseek-reasoner's context window in litellm: 64000 (1.59.12), 65536 (1.60.2, 2025-02-04)
@@ -177,3 +208,26 @@ class LimitScreens(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BundledRowShutdown(unittest.TestCase):
+    """The bundled snapshot: xAI's retired ids keep xAI's own prices, not grok-4.3's."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.snap, cls.models, cls.quarantine = bundled()
+
+    def current(self, model, channel, component):
+        row = next(p for p in self.snap["prices"] if (p["model"], p["channel"], p["component"], p["tier"])
+                   == (model, channel, component, "standard"))
+        return row["history"][-1]["price"]
+
+    def test_grok_4_on_xai_is_priced_as_on_azure(self):
+        # xAI's models page (docs.x.ai, archived 2025-06-02, https://archive.fo/dYUtw) lists grok-3
+        # at $3.00 / $15.00 and grok-3-mini at $0.30 / $0.50; Azure sells grok-4 at 3 / 15
+        for model, want in (("xai:grok-4", ("3", "15")), ("xai:grok-3-beta", ("3", "15")),
+                            ("xai:grok-3-mini", ("0.3", "0.5")), ("xai:grok-3-mini-fast", ("0.6", "4"))):
+            self.assertEqual((self.current(model, "official", "input"), self.current(model, "official", "output")), want)
+        self.assertEqual(self.current("xai:grok-4", "azure", "output"), "15")
+        late = [q for q in self.quarantine if q["model"] == "xai:grok-4" and q["rule"] == screen.AFTER_ROW_SHUTDOWN]
+        self.assertIn(("official", "input", "1.25"), {(q["channel"], q["component"], s["price"]) for q in late for s in q["steps"]})
