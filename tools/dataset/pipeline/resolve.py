@@ -295,7 +295,19 @@ def normalise(model: str, channel: str = "") -> str:
     s = re.sub(r"^(claude-(?:opus|sonnet|haiku)-\d+)-0$", r"\1", s)   # claude-opus-4-0 -> claude-opus-4
     s = re.sub(r"-default$", "", s)                            # vertex claude-opus-4-6@default
     s = re.sub(r"-+", "-", s).strip("-")
-    return SAME_MODEL.get(s, s)
+    s = SAME_MODEL.get(s, s)
+    return OWN_API_NAMES.get(s, s) if channel == "official" else s
+
+
+# an id that means another model on the maker's own API than on the channels that resell it: the
+# maker's model card lists it among the API names of a newer model. Mistral's card of Mistral
+# Medium 3.5 gives `apiNames: ['mistral-medium-3-5', 'mistral-medium-3', 'mistral-medium-latest']`
+# (tools/dataset/mistral_releases.json), so Mistral's `mistral-medium-3` is Medium 3.5 (1.5 / 7.5,
+# litellm's `mistral/mistral-medium-3` from 1.100.5), while Vertex AI's and OpenRouter's
+# `mistral-medium-3` is Mistral Medium 3 of 2025-05 (0.4 / 2)
+OWN_API_NAMES = {
+    "mistral-medium-3": "mistral-medium-3-5",
+}
 
 
 # one model that two channels spell apart beyond the habits above (match key -> the other channel's

@@ -216,6 +216,22 @@ class OneModel(unittest.TestCase):
         self.assertEqual(entity(g), ("google", "gemini-2-0-flash-001"))
 
 
+    def test_mistrals_own_mistral_medium_3_is_medium_3_5_and_vertexs_is_medium_3(self):
+        # litellm 1.100.5: `mistral/mistral-medium-3` 1.5 / 7.5 beside `mistral/mistral-medium-3-5`
+        # 1.5 / 7.5; `vertex_ai/mistral-medium-3` and OpenRouter's `mistralai/mistral-medium-3` 0.4 / 2.
+        # Mistral's card of Mistral Medium 3.5 lists `mistral-medium-3` among its apiNames
+        # (tools/dataset/mistral_releases.json)
+        releases = json.loads((FACTS / "mistral_releases.json").read_text())["releases"]
+        card = next(r for r in releases if r["model"] == "mistral:mistral-medium-3-5")
+        self.assertIn("mistral-medium-3", card["api_names"])
+        own, _ = litellm_ref("mistral/mistral-medium-3", {"litellm_provider": "mistral"})
+        self.assertEqual(entity(own), entity(litellm_ref("mistral/mistral-medium-3-5", {"litellm_provider": "mistral"})[0]))
+        self.assertEqual(entity(own), ("mistral", "mistral-medium-3-5"))
+        vx, _ = litellm_ref("vertex_ai/mistral-medium-3", {"litellm_provider": "vertex_ai-mistral_models"})
+        orr, _ = litellm_ref("openrouter/mistralai/mistral-medium-3", {"litellm_provider": "openrouter"})
+        self.assertEqual({entity(vx), entity(orr)}, {("mistral", "mistral-medium-3")})
+
+
 class LatestAlias(unittest.TestCase):
     """A `-latest` id that the maker's card gives to one dated model names that model
     (audit-2026-11-26-s30-announced.md #19)."""
