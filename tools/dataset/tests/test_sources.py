@@ -9,7 +9,9 @@ Standard library only.
 import unittest
 
 from pipeline.resolve import genai_ref, litellm_ref, modelsdev_ref
-from pipeline.sources import litellm, llmledger
+from pipeline.sources import genai_prices, litellm, llmledger
+
+from .helpers import bundled
 
 
 class RegionClass(unittest.TestCase):
@@ -115,3 +117,32 @@ class LedgerDating(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class GenaiOpenRouterImport(unittest.TestCase):
+    """genai-prices' own note that a maker's price is OpenRouter's (genai-prices 0.2.3 data.py)."""
+
+    def test_a_price_imported_from_openrouter_is_not_the_makers(self):
+        # provider openai, gpt-oss-120b at 0.039 / 0.18 (OpenRouter's figure; OpenAI's API sells no gpt-oss)
+        oss = {"id": "gpt-oss-120b", "price_comments": "Imported from OpenRouter pricing; verify against OpenAI "
+               "pricing when native API pricing is published."}
+        self.assertTrue(genai_prices.imported_from_openrouter(oss))
+        # provider mistral, mistral-small-24b-instruct-2501 at 0.05 / 0.08
+        small = {"price_comments": "Can't find pricing on this model, so just trusting open router"}
+        self.assertTrue(genai_prices.imported_from_openrouter(small))
+
+    def test_a_price_verified_against_the_maker_or_only_seen_first_on_openrouter_stays(self):
+        chat = {"price_comments": "Imported from OpenRouter pricing; verify against OpenAI pricing when native API "
+                "pricing is published. Verified against OpenAI on 2026-10-15: the official Model ID is `chat-latest` "
+                "(https://developers.openai.com/api/docs/models/chat-latest) and the published rates match this "
+                "entry's $5 / $0.50 cached / $30 output per 1M tokens."}
+        self.assertFalse(genai_prices.imported_from_openrouter(chat))
+        self.assertFalse(genai_prices.imported_from_openrouter({"price_comments": "Seen on OpenRouter before OpenAI"}))
+        self.assertFalse(genai_prices.imported_from_openrouter({}))
+
+    def test_the_bundled_snapshot_has_no_official_gpt_oss_price(self):
+        snap, _models, quarantine = bundled()
+        self.assertFalse([p for p in snap["prices"] if p["model"] == "openai:gpt-oss-120b" and p["channel"] == "official"])
+        self.assertIn(("openai:gpt-oss-120b", "input", "0.039"),
+                      {(q["model"], q["component"], s["price"]) for q in quarantine
+                       if q["rule"] == genai_prices.OPENROUTER_PRICE for s in q["steps"]})

@@ -122,6 +122,24 @@ def prices_of(m):
     return ok
 
 
+# genai-prices' own note that a price on a maker's provider is OpenRouter's, not the maker's:
+# "Imported from OpenRouter pricing; verify against OpenAI pricing when native API pricing is
+# published." (gpt-oss-120b at 0.039 / 0.18, OpenRouter's figure; OpenAI's API sells no gpt-oss),
+# "Can't find pricing on this model, so just trusting open router" (Mistral's
+# mistral-small-24b-instruct-2501). A note that goes on to say it was verified against the maker
+# (gpt-chat-latest: "... Verified against OpenAI on 2026-10-15") is the maker's price.
+OPENROUTER_IMPORT = re.compile(r"Imported from OpenRouter pricing; verify against .+ pricing when native API pricing is published\."
+                               r"|Can't find pricing on this model, so just trusting open router")
+
+
+OPENROUTER_PRICE = "the maker's price in genai-prices is OpenRouter's (its own note): no figure of the maker's own API"
+
+
+def imported_from_openrouter(m):
+    """genai-prices says the model's price on this provider is OpenRouter's (OPENROUTER_IMPORT)."""
+    return bool(OPENROUTER_IMPORT.fullmatch((m.get("price_comments") or "").strip()))
+
+
 def maker_hint(m):
     """The organisation a genai-prices model's match rules name (e.g. "alpindale/goliath-120b");
     a Fireworks account path (`accounts/fireworks/models/`, `.../routers/`) names none."""
