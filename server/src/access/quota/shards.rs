@@ -87,8 +87,11 @@ pub const CLAIM_EVERY: Duration = Duration::from_millis(250);
 /// are not yet written.
 pub const WRITE_AT: u8 = 2;
 /// A subject's admissions not yet written are written back once they have
-/// waited this long, [`TRICKLE`] of them a round at most.
-pub const WRITE_EVERY: Duration = Duration::from_secs(1);
+/// waited this long, [`TRICKLE`] of them a round at most. Nothing but an
+/// operator's `keys list` reads them meanwhile (the shard's other counts are
+/// written at a handover, and the taint covers them if the process dies):
+/// a burst of new addresses shorter than this costs the database no write.
+pub const WRITE_EVERY: Duration = Duration::from_secs(10);
 /// The most counts a round writes because they waited [`WRITE_EVERY`] (at
 /// most one such write every [`RENEW_EVERY`]: 2,560 a second). A flood of
 /// new addresses, one request each, would otherwise have the database write
