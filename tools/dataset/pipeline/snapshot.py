@@ -11,6 +11,7 @@ from .lifecycle import lifecycle
 from .resolve import CHANNELS, MAKER_NAMES
 from .series import Step, finalize
 from .sources import radar
+from .sources.genai_prices import CONVERTED_PRICE, converted_from_another_currency
 from .sources.litellm import per_character
 
 WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
@@ -156,7 +157,10 @@ class Snapshot:
           release (litellm.per_character: Vertex AI's PaLM 2, Gemini 1.0 and 1.5 and its legacy
           text embeddings), or whose row tools/dataset/per_character.json lists (a provider page
           says so, the row does not: Vertex's Codey code-gecko, Gemini 1.0 Pro Vision), whichever
-          source gives the figure.
+          source gives the figure;
+        - every series on the maker's own API whose genai-prices row is a conversion from another
+          currency (converted_from_another_currency: Zhipu's yuan prices divided by 7.25, "Zhipu AI
+          does not publish USD prices").
         The model stays listed (its lifecycle is read from all its series); one left with no price
         is served with none (`unpriced`: no longer counted as listed with a current price)."""
         ent, ch, comp = key[:3]
@@ -168,6 +172,8 @@ class Snapshot:
         elif any(per_character(entry) or (k, ch) in self.per_character_keys
                  for _r, k, entry, _ref in self.lit_best.get((ent, ch), {}).values()):
             rule = screen.PER_CHARACTER
+        elif ch == "official" and any(converted_from_another_currency(p, m) for p, m, _r in self.gen_of.get((ent, ch), ())):
+            rule = CONVERTED_PRICE
         else:
             return True
         steps = finalize(s["steps"])

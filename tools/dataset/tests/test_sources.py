@@ -146,3 +146,38 @@ class GenaiOpenRouterImport(unittest.TestCase):
         self.assertIn(("openai:gpt-oss-120b", "input", "0.039"),
                       {(q["model"], q["component"], s["price"]) for q in quarantine
                        if q["rule"] == genai_prices.OPENROUTER_PRICE for s in q["steps"]})
+
+
+class GenaiCurrencyConversion(unittest.TestCase):
+    """genai-prices' own note that a maker's USD figure is a yuan price converted at an exchange
+    rate it chose (genai-prices 0.2.3 data.py, provider zhipuai)."""
+
+    ZHIPUAI = {"id": "zhipuai", "price_comments": "Prices sourced from Zhipu AI open platform pricing (CNY, "
+               "open.bigmodel.cn/pricing), converted to USD at 1 USD = 7.25 CNY (May/June 2026). Zhipu AI does not "
+               "publish USD prices; CNY is the only billing currency."}
+
+    def test_a_price_converted_from_yuan_is_not_the_makers(self):
+        # GLM-4-FlashX-250414 at 0.014 / 0.014: Zhipu's 0.1 yuan per 1M tokens / 7.25; the note is the provider's
+        flashx = {"id": "GLM-4-FlashX-250414", "description": "Fast and cheap GLM-4 model with context caching."}
+        self.assertTrue(genai_prices.converted_from_another_currency(self.ZHIPUAI, flashx))
+        # the same words on a model of the provider
+        self.assertTrue(genai_prices.converted_from_another_currency({}, {"price_comments": (
+            "Standard API rates are 8 CNY input, 2 CNY cached input, and 28 CNY output per million tokens, "
+            "converted to USD at 1 USD = 7.25 CNY.")}))
+
+    def test_a_provider_that_publishes_usd_prices_stays(self):
+        # MiniMax's international platform prices in USD; its note infers only three legacy models from CNY
+        minimax = {"id": "minimax", "price_comments": "Prices sourced from MiniMax international platform USD pricing "
+                   "(platform.minimax.io, May 2026). M2.1, M2.1-highspeed, and M2 are legacy models; prices inferred "
+                   "from CNY pricing at the equivalent 7.00 CNY/USD rate used by the international platform for "
+                   "current models."}
+        self.assertFalse(genai_prices.converted_from_another_currency(minimax, {"id": "MiniMax-M2.5"}))
+        self.assertFalse(genai_prices.converted_from_another_currency({}, {}))
+
+    def test_the_bundled_snapshot_lists_glm_4_flashx_without_a_converted_price(self):
+        snap, models, quarantine = bundled()
+        self.assertIn("zhipu:glm-4-flashx-250414", models)
+        self.assertFalse([p for p in snap["prices"] if p["model"] == "zhipu:glm-4-flashx-250414" and p["channel"] == "official"])
+        self.assertIn(("zhipu:glm-4-flashx-250414", "input", "0.014"),
+                      {(q["model"], q["component"], s["price"]) for q in quarantine
+                       if q["rule"] == genai_prices.CONVERTED_PRICE for s in q["steps"]})

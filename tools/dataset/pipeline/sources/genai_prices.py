@@ -140,6 +140,25 @@ def imported_from_openrouter(m):
     return bool(OPENROUTER_IMPORT.fullmatch((m.get("price_comments") or "").strip()))
 
 
+# genai-prices' own note that its USD figure is a conversion of a price in another currency: the
+# Zhipu AI provider (open.bigmodel.cn), "Prices sourced from Zhipu AI open platform pricing (CNY,
+# open.bigmodel.cn/pricing), converted to USD at 1 USD = 7.25 CNY (May/June 2026). Zhipu AI does not
+# publish USD prices; CNY is the only billing currency." (GLM-4-FlashX-250414 at 0.014: Zhipu's
+# 0.1 yuan per 1M tokens divided by 7.25), and the same words on a model ("... converted to USD at
+# 1 USD = 7.25 CNY."). An exchange rate the source chose is no price the maker charges in USD.
+CURRENCY_CONVERSION = re.compile(r"converted to USD at 1 USD = [0-9.]+ CNY")
+
+
+CONVERTED_PRICE = ("the maker's price in genai-prices is converted from another currency (its own note): "
+                   "no USD price of the maker")
+
+
+def converted_from_another_currency(p, m):
+    """genai-prices says the model's USD figure on this provider (its own note, or its provider's)
+    is a conversion at an exchange rate (CURRENCY_CONVERSION)."""
+    return any(CURRENCY_CONVERSION.search(x.get("price_comments") or "") for x in (p, m))
+
+
 def maker_hint(m):
     """The organisation a genai-prices model's match rules name (e.g. "alpindale/goliath-120b");
     a Fireworks account path (`accounts/fireworks/models/`, `.../routers/`) names none."""
