@@ -296,8 +296,9 @@ async fn stats(server: &Served, http: &reqwest::Client) -> serde_json::Value {
     server.healthz(http).await["quota_accounting"].clone()
 }
 
-#[tokio::test]
-async fn one_process_holding_the_shards_admits_in_memory_exactly_and_writes_the_counts_back() {
+/// A fresh database whose anonymous plan is admitted in memory (5 an hour),
+/// one server on it with its cache warm, and a client.
+async fn one_server_in_memory() -> (TestDb, Arc<Served>, reqwest::Client) {
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
     plan_in_memory(&db, 5).await;
@@ -306,12 +307,21 @@ async fn one_process_holding_the_shards_admits_in_memory_exactly_and_writes_the_
     server
         .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
         .await;
+    (db, server, http)
+}
+
+/// For [`from_each`]: every request to `server`'s list.
+fn list_of(server: &Arc<Served>) -> impl Fn(usize, usize) -> String + Clone + Send + 'static {
+    let server = server.clone();
+    move |_, _| server.url(LIST)
+}
+
+#[tokio::test]
+async fn one_process_holding_the_shards_admits_in_memory_exactly_and_writes_the_counts_back() {
+    let (db, server, http) = one_server_in_memory().await;
     // The first request of each address goes to the database (no shard is
     // held yet) and shows the process which shards to claim.
-    let url = {
-        let server = server.clone();
-        move |_: usize, _: usize| server.url(LIST)
-    };
+    let url = list_of(&server);
     let first = from_each(&http, 0..200, 1, url.clone()).await;
     assert!(first.iter().all(|(_, s)| admitted(s) == 1));
     eventually("shards claimed", Duration::from_secs(10), async || {
@@ -366,20 +376,9 @@ async fn a_clean_stop_writes_back_every_count_a_flood_left_in_memory() {
     const WAVE: usize = 4_000;
     const LEFT: i64 = 2 * 4096;
     const SENDERS: usize = 64;
-    let db = TestDb::new().await;
-    publish_fixture(&db, "snapshot-a.json").await;
-    plan_in_memory(&db, 5).await;
-    let server = Arc::new(serve(&db).await);
-    let http = reqwest::Client::new();
-    server
-        .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
-        .await;
-    let url = {
-        let server = server.clone();
-        move |_: usize, _: usize| server.url(LIST)
-    };
+    let (db, server, http) = one_server_in_memory().await;
     // Enough addresses for every shard to be seen, and claimed.
-    from_each(&http, 0..1000, 1, url).await;
+    from_each(&http, 0..1000, 1, list_of(&server)).await;
     eventually("shards claimed", Duration::from_secs(10), async || {
         (stats(&server, &http).await["shards_held"].as_u64() == Some(64)).then_some(())
     })
