@@ -7,6 +7,19 @@ as $$
     select (1000000 + p_burst - 1) / p_burst
 $$;
 
+-- api._in_memory(burst_per_second): whether the subjects of a plan with this
+-- burst are admitted in memory by their shard's holder
+-- (server/src/access/quota/shards.rs): a burst under 10 a second, which never
+-- gets a lease (server/src/access/quota/lease.rs: at most what the bucket
+-- refills in 100 ms), so that each of their requests would otherwise wait for
+-- a call here. The servers read it with the plans (api.admission_plans).
+create function api._in_memory(p_burst integer)
+returns boolean
+language sql immutable
+as $$
+    select p_burst is not null and p_burst < 10
+$$;
+
 -- api._plan(name, caller): the plan named so; raises 22023 (naming the
 -- calling function) when there is none.
 create function api._plan(p_name text, p_caller text)
@@ -54,7 +67,7 @@ as $$
     ),
     cleared as (
         update pricing.admission_shards as s
-        set owner = null, lease_until = null, pending_cap = null, wanted = false
+        set owner = null, lease_until = null, pending_cap = null, plans = null, wanted = false
         from ended as e
         where s.shard = e.shard
     )
@@ -64,7 +77,9 @@ as $$
     on conflict do nothing
 $$;
 
--- api._apply_taints(subjects): charges the counter rows of `subjects` with
+-- api._apply_taints(subjects): charges the counter rows of `subjects` on
+-- plans admitted in memory (by the plan's burst the row was last counted
+-- with: api._in_memory; the dead holder counted no other subject) with
 -- the taints of their shards they have not been charged yet
 -- (admission_taints, newer than their taint_seen): the units of those that
 -- fall in the row's current window, up to its quota, and a bucket emptied at
@@ -88,7 +103,7 @@ as $$
             from pricing.admission_taints as x
             where x.shard = c.shard and x.at > coalesce(c.taint_seen, '-infinity')
         ) as t
-        where c.subject = any(p_subjects) and t.last_at is not null
+        where c.subject = any(p_subjects) and t.last_at is not null and api._in_memory(c.burst)
         order by c.subject collate "C"
         for update of c
     )
@@ -115,7 +130,8 @@ $$;
 -- number for shard leases (null: none).
 --
 -- A subject whose shard another process holds (pricing.admission_shards,
--- server/src/access/quota/shards.rs) is not admitted here: that process
+-- server/src/access/quota/shards.rs), on a plan that process admits in
+-- memory (the shard row's `plans`), is not admitted here: that process
 -- counts it in memory. Its row answers `deferred` (granted 0), and the shard
 -- is marked wanted, so that its holder writes its counts back and gives the
 -- lease up; the caller asks again. A lease that has expired is settled first
@@ -167,7 +183,7 @@ declare
     v_now_s bigint := v_now_us / 1000000;
     v_bad text;
     v_shards smallint[];
-    v_held smallint[];
+    v_held text[];
     v_other smallint[];
     v_tainted boolean;
 begin
@@ -211,21 +227,26 @@ begin
     insert into pricing.admission_shards (shard)
     select u.shard from unnest(v_shards) as u (shard)
     on conflict do nothing;
-    -- The caller's own shards are deferred too: claimed after the request
-    -- queued, their counts were loaded before this admission, and the
-    -- holder's next write-back would overwrite a count made here; the
-    -- caller admits them in memory when it asks again.
-    select coalesce(array_agg(h.shard) filter (where h.owner is not null), '{}'),
-           coalesce(array_agg(h.shard) filter (where h.owner is not null
-                                                 and h.owner is distinct from p_owner), '{}')
+    -- The subjects the holder of their shard counts in memory: those on a
+    -- plan it admits in memory (a subject of any other plan is counted here
+    -- whoever holds its shard). The caller's own shards are deferred too:
+    -- claimed after the request queued, their counts were loaded before this
+    -- admission, and the holder's next write-back would overwrite a count
+    -- made here; the caller admits them in memory when it asks again.
+    select coalesce(array_agg(u.subject) filter (where h.owner is not null
+                                                  and u.plan = any(h.plans)), '{}'),
+           coalesce(array_agg(distinct h.shard) filter (where h.owner is not null
+                                                         and h.owner is distinct from p_owner
+                                                         and u.plan = any(h.plans)), '{}')
       into v_held, v_other
-    from (
-        select s.shard, s.owner
+    from unnest(p_subjects, p_plans) as u (subject, plan)
+    join (
+        select s.shard, s.owner, s.plans
         from pricing.admission_shards as s
         where s.shard = any(v_shards)
         order by s.shard
         for key share
-    ) as h;
+    ) as h on h.shard = api._shard(u.subject);
     if cardinality(v_other) > 0 then
         -- Shard rows are locked in shard order everywhere: no deadlock.
         update pricing.admission_shards as s set wanted = true
@@ -244,7 +265,7 @@ begin
             select u.ord::integer as ord, u.subject, u.cost, pl.quota, pl.burst_per_second as burst,
                    api._burst_step(pl.burst_per_second) as step, pl.window_seconds,
                    v_now_s - v_now_s % pl.window_seconds + pl.window_seconds as end_s,
-                   sh.shard, sh.shard = any(v_held) as deferred
+                   sh.shard, u.subject = any(v_held) as deferred
             from unnest(p_subjects, p_plans, p_costs) with ordinality as u (subject, plan, cost, ord)
             join pricing.plans as pl on pl.name = u.plan
             cross join lateral (select api._shard(u.subject) as shard) as sh
@@ -263,7 +284,7 @@ begin
                            where x.at >= to_timestamp(i.end_s - i.window_seconds)), 0)::integer as units,
                        max(x.at) as last_at
                 from pricing.admission_taints as x
-                where v_tainted and x.shard = i.shard
+                where v_tainted and x.shard = i.shard and api._in_memory(i.burst)
             ) as t on true
             where not i.deferred
         ),
@@ -387,24 +408,32 @@ end
 $$;
 
 
--- api.admission_plans(): every plan's limits (null: unlimited), for a server
--- that admits subjects in memory (server/src/access/quota/shards.rs).
+-- api.admission_plans(): every plan's limits (null: unlimited) and whether
+-- its subjects are admitted in memory (api._in_memory), for a server that
+-- admits subjects in memory (server/src/access/quota/shards.rs).
 create function api.admission_plans()
-returns table (name text, quota integer, window_seconds integer, burst_per_second integer)
+returns table (
+    name text, quota integer, window_seconds integer, burst_per_second integer, in_memory boolean
+)
 language sql stable
 as $$
-    select p.name, p.quota, p.window_seconds, p.burst_per_second
+    select p.name, p.quota, p.window_seconds, p.burst_per_second,
+           api._in_memory(p.burst_per_second)
     from pricing.plans as p
     order by p.name
 $$;
 
--- api.claim_shards(owner, shards, lease_ms, pending_cap, max_rows): takes the
+-- api.claim_shards(owner, shards, lease_ms, pending_cap, max_rows, plans): takes the
 -- leases of those of `shards` that nobody holds (an expired lease is settled
 -- first), that were not given up as wanted within their cooldown
 -- (shared_until) and that have at most `max_rows` live counter rows, for
 -- `lease_ms` milliseconds. `pending_cap`: the most requests the caller admits
 -- for one subject before writing them back (what its subjects are charged if
--- the lease ends without being given back). A shard an admission holds
+-- the lease ends without being given back). `plans`: the plans whose subjects
+-- the caller admits in memory, as it read them (api.admission_plans): the
+-- only subjects api.admit_batch defers to it, so that a change of the plans
+-- never has a subject counted by both before the holder reads it and gives
+-- its shards up. A shard an admission holds
 -- locked is skipped (claimed by a later call): the lock is taken first and
 -- the shard's counts are read by later statements, which see every admission
 -- that committed before it. The claimed shards' rows are charged their
@@ -413,7 +442,7 @@ $$;
 -- have no row yet.
 create function api.claim_shards(
     p_owner bigint, p_shards smallint[], p_lease_ms integer, p_pending_cap integer,
-    p_max_rows integer
+    p_max_rows integer, p_plans text[]
 )
 returns table (shard smallint, taint_at_us bigint[], taint_units integer[])
 language plpgsql volatile
@@ -423,8 +452,8 @@ declare
     v_crowded smallint[];
 begin
     if p_owner is null or p_lease_ms is null or p_lease_ms < 1 or p_pending_cap is null
-       or p_pending_cap < 0 then
-        raise exception 'claim_shards: owner, a lease of at least 1 ms and a pending cap are needed'
+       or p_pending_cap < 0 or p_plans is null then
+        raise exception 'claim_shards: owner, a lease of at least 1 ms, a pending cap and plans are needed'
             using errcode = '22023';
     end if;
     insert into pricing.admission_shards (shard)
@@ -441,7 +470,7 @@ begin
     )
     update pricing.admission_shards as s
     set owner = p_owner, lease_until = clock_timestamp() + p_lease_ms * interval '1 ms',
-        pending_cap = p_pending_cap, wanted = false
+        pending_cap = p_pending_cap, plans = p_plans, wanted = false
     from free as f
     where s.shard = f.shard;
     select coalesce(array_agg(s.shard), '{}') into v_claimed
@@ -458,7 +487,7 @@ begin
                limit p_max_rows + 1) as n) > p_max_rows;
     if cardinality(v_crowded) > 0 then
         update pricing.admission_shards as s
-        set owner = null, lease_until = null, pending_cap = null
+        set owner = null, lease_until = null, pending_cap = null, plans = null
         where s.shard = any(v_crowded);
     end if;
     perform api._apply_taints(array(
@@ -554,7 +583,7 @@ begin
             excluded.tat_us, excluded.burst, excluded.taint_seen
         );
     update pricing.admission_shards as s
-    set owner = null, lease_until = null, pending_cap = null, wanted = false,
+    set owner = null, lease_until = null, pending_cap = null, plans = null, wanted = false,
         shared_until = case when s.wanted
                             then clock_timestamp() + p_cooldown_ms * interval '1 ms'
                             else s.shared_until end

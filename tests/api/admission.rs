@@ -312,6 +312,32 @@ async fn one_server_in_memory() -> (TestDb, Arc<Served>, reqwest::Client) {
     (db, server, http)
 }
 
+/// Waits until `server` holds every shard: it claims every free one at
+/// start (server/src/access/quota/shards.rs), and a claim that fails on a
+/// busy machine is made again for the shards requests are seen for.
+/// Those requests come from addresses of their own (10.15.*), apart from
+/// the tests' (10.14.*, [`address`]).
+async fn every_shard_held(server: &Served, http: &reqwest::Client) {
+    let mut round = 0;
+    while stats(server, http).await["shards_held"].as_u64() != Some(64) {
+        assert!(round < 40, "the shards were not all claimed");
+        futures_join((0..250).map(|n| {
+            let (http, url) = (http.clone(), server.url(LIST));
+            tokio::spawn(async move {
+                send(
+                    &http,
+                    &url,
+                    ("x-forwarded-for", &format!("10.15.{round}.{}", n + 1)),
+                )
+                .await
+            })
+        }))
+        .await;
+        round += 1;
+        tokio::time::sleep(CLAIM_EVERY * 2).await;
+    }
+}
+
 /// For [`from_each`]: every request to `server`'s list.
 fn list_of(server: &Arc<Served>) -> impl Fn(usize, usize) -> String + Clone + Send + 'static {
     let server = server.clone();
@@ -321,22 +347,11 @@ fn list_of(server: &Arc<Served>) -> impl Fn(usize, usize) -> String + Clone + Se
 #[tokio::test]
 async fn one_process_holding_the_shards_admits_in_memory_exactly_and_writes_the_counts_back() {
     let (db, server, http) = one_server_in_memory().await;
-    // The first request of each address goes to the database (no shard is
-    // held yet) and shows the process which shards to claim.
-    let url = list_of(&server);
-    let first = from_each(&http, 0..200, 1, url.clone()).await;
-    assert!(first.iter().all(|(_, s)| admitted(s) == 1));
-    eventually("shards claimed", Duration::from_secs(10), async || {
-        (stats(&server, &http).await["shards_held"].as_u64() > Some(32)).then_some(())
-    })
-    .await;
-    // A claim that began while the first requests came takes the rest in
-    // the next one.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    every_shard_held(&server, &http).await;
     let before = stats(&server, &http).await;
-    let rest = from_each(&http, 0..200, 6, url).await;
+    let rest = from_each(&http, 0..200, 7, list_of(&server)).await;
     for (a, seen) in &rest {
-        assert_eq!(admitted(seen), 4, "{}: 5 in all, 1 before", address(*a));
+        assert_eq!(admitted(seen), 5, "{}", address(*a));
         let refused: Vec<&Seen> = seen.iter().filter(|r| r.status == 429).collect();
         assert_eq!(refused.len(), 2, "{}", address(*a));
         assert!(
@@ -379,16 +394,7 @@ async fn a_clean_stop_writes_back_every_count_a_flood_left_in_memory() {
     const LEFT: i64 = 2 * 4096;
     const SENDERS: usize = 64;
     let (db, server, http) = one_server_in_memory().await;
-    // Addresses until every shard is held: a shard is claimed when the
-    // process has seen a request of it since the last claim (a claim that
-    // fails, on a busy machine, leaves its shards to the next requests).
-    let mut warm = 0;
-    while stats(&server, &http).await["shards_held"].as_u64() != Some(64) {
-        assert!(warm < 20_000, "the shards were not all claimed");
-        from_each(&http, warm..warm + 500, 1, list_of(&server)).await;
-        warm += 500;
-        tokio::time::sleep(CLAIM_EVERY * 2).await;
-    }
+    every_shard_held(&server, &http).await;
     let written = async || {
         db.client()
             .await
@@ -404,7 +410,7 @@ async fn a_clean_stop_writes_back_every_count_a_flood_left_in_memory() {
     let before = stats(&server, &http).await["in_memory"]
         .as_u64()
         .expect("in_memory");
-    let mut sent = warm;
+    let mut sent = 0;
     loop {
         assert!(
             sent + WAVE <= 60_000,
@@ -437,7 +443,7 @@ async fn a_clean_stop_writes_back_every_count_a_flood_left_in_memory() {
         .expect("in_memory")
         - before;
     assert!(
-        in_memory as usize >= sent - warm,
+        in_memory as usize >= sent,
         "the flood was admitted from the shard leases: {in_memory}"
     );
     // No connection left open: the stop does not wait for one (the rounds
@@ -455,14 +461,16 @@ async fn a_shard_held_by_one_process_is_handed_over_and_counted_exactly_by_both(
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
     plan_in_memory(&db, 5).await;
-    let servers = Arc::new([serve(&db).await, serve(&db).await]);
+    // The first server, up before the second, holds every shard.
     let http = reqwest::Client::new();
+    let first = serve(&db).await;
+    every_shard_held(&first, &http).await;
+    let servers = Arc::new([first, serve(&db).await]);
     for server in servers.iter() {
         server
             .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
             .await;
     }
-    // The first server sees every address first and claims their shards.
     let first = {
         let servers = servers.clone();
         move |_: usize, _: usize| servers[0].url(LIST)
@@ -473,10 +481,6 @@ async fn a_shard_held_by_one_process_is_handed_over_and_counted_exactly_by_both(
             .iter()
             .all(|(_, s)| admitted(s) == 1)
     );
-    eventually("shards claimed", Duration::from_secs(10), async || {
-        (stats(&servers[0], &http).await["shards_held"].as_u64() > Some(32)).then_some(())
-    })
-    .await;
     // Then both, in turn: the second's requests wait for the first to hand
     // the shards over.
     let both = {
@@ -504,9 +508,11 @@ async fn a_process_killed_holding_shards_loses_no_more_than_its_pending_cap_and_
     let db = TestDb::new().await;
     publish_fixture(&db, "snapshot-a.json").await;
     plan_in_memory(&db, 12).await;
-    let mut doomed = serve(&db).await;
-    let survivor = serve(&db).await;
+    // The doomed process, up first, holds every shard.
     let http = reqwest::Client::new();
+    let mut doomed = serve(&db).await;
+    every_shard_held(&doomed, &http).await;
+    let survivor = serve(&db).await;
     doomed
         .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
         .await;
@@ -516,10 +522,6 @@ async fn a_process_killed_holding_shards_loses_no_more_than_its_pending_cap_and_
     let to = |url: String| move |_: usize, _: usize| url.clone();
     let doomed_url = doomed.url(LIST);
     from_each(&http, 0..100, 1, to(doomed_url.clone())).await;
-    eventually("shards claimed", Duration::from_secs(10), async || {
-        (stats(&doomed, &http).await["shards_held"].as_u64() > Some(32)).then_some(())
-    })
-    .await;
     // Addresses 0..50: 3 more, then time for every count to be written back
     // (WRITE_EVERY, 10 s); 50..100: 3 more just before the process is killed.
     let written = from_each(&http, 0..50, 3, to(doomed_url.clone())).await;
@@ -536,9 +538,9 @@ async fn a_process_killed_holding_shards_loses_no_more_than_its_pending_cap_and_
     let pending = from_each(&http, 50..100, 3, to(doomed_url)).await;
     assert!(pending.iter().all(|(_, s)| admitted(s) == 3));
     // The shards the doomed process holds when it dies: their subjects are
-    // charged the cap. A shard the survivor claimed first (its warm-up) and
-    // gave up when the doomed process asked for it is counted by the
-    // database, with nothing to charge.
+    // charged the cap. A shard the doomed process gave up when the
+    // survivor's warm-up asked for it is counted by the database, with
+    // nothing to charge.
     let client = db.client().await;
     let held: Vec<i16> = client
         .query(
@@ -563,6 +565,11 @@ async fn a_process_killed_holding_shards_loses_no_more_than_its_pending_cap_and_
             .get(0);
         in_held.push(held.contains(&i16::try_from(shard).expect("shard")));
     }
+    // Key requests, a plan not admitted in memory: counted by the database,
+    // in shards the doomed process holds, and so not charged its taint.
+    for seen in ask_keys(&http, &doomed.url("/api/v1/keys"), 20).await {
+        assert_eq!(seen, (201, Some(4)));
+    }
     doomed.child.start_kill().expect("kill");
     let _ = doomed.child.wait().await;
     // Its leases end within SHARD_LEASE; the survivor's first request of a
@@ -584,6 +591,9 @@ async fn a_process_killed_holding_shards_loses_no_more_than_its_pending_cap_and_
             assert!((8..=11).contains(&total), "{}: {total}", address(*a));
         }
     }
+    for seen in ask_keys(&http, &survivor.url("/api/v1/keys"), 20).await {
+        assert_eq!(seen, (201, Some(3)), "the second of five key requests");
+    }
     let taints: i64 = db
         .client()
         .await
@@ -594,5 +604,115 @@ async fn a_process_killed_holding_shards_loses_no_more_than_its_pending_cap_and_
     assert!(
         taints > 0,
         "the dead process's leases were settled as taints"
+    );
+}
+
+/// POST `url` (a key request) once from each of `n` addresses (10.16.0.*):
+/// the statuses and X-RateLimit-Remaining.
+async fn ask_keys(http: &reqwest::Client, url: &str, n: u8) -> Vec<(u16, Option<u32>)> {
+    futures_join((1..=n).map(|n| {
+        let (http, url) = (http.clone(), url.to_owned());
+        tokio::spawn(async move {
+            let res = http
+                .post(url)
+                .header("x-forwarded-for", format!("10.16.0.{n}"))
+                .send()
+                .await
+                .expect("key request");
+            let remaining = res
+                .headers()
+                .get("x-ratelimit-remaining")
+                .and_then(|v| v.to_str().ok()?.parse().ok());
+            (res.status().as_u16(), remaining)
+        })
+    }))
+    .await
+}
+
+/// A subject whose plan is not admitted in memory (a key on a plan with a
+/// burst of 10 a second or more; an address's key requests, which have no
+/// burst) is counted by the database whoever holds its shard
+/// (`admission_shards.plans`, sql/62_admit.sql): never deferred to the
+/// holder, and so never left uncounted after waiting for it.
+#[tokio::test]
+async fn subjects_of_plans_not_in_memory_are_counted_by_the_database_in_held_shards() {
+    let db = TestDb::new().await;
+    publish_fixture(&db, "snapshot-a.json").await;
+    plan_in_memory(&db, 5).await;
+    set_plan(&db, "free", Some(1000), Some(100_000)).await;
+    set_window_past_the_test(&db, "free").await;
+    let key = Arc::new(issue(&db, "free").await);
+    let server = Arc::new(serve(&db).await);
+    let http = reqwest::Client::new();
+    server
+        .warm_cache(&http, LIST, ("x-forwarded-for", "192.0.2.250"))
+        .await;
+    every_shard_held(&server, &http).await;
+    let before = stats(&server, &http).await;
+    let keyed = futures_join((0..8).map(|_| {
+        let (server, key, http) = (server.clone(), key.clone(), http.clone());
+        tokio::spawn(async move {
+            let mut seen = Vec::new();
+            for _ in 0..5 {
+                seen.push(send(&http, &server.url(LIST), ("x-api-key", &key)).await);
+            }
+            seen
+        })
+    }))
+    .await;
+    for seen in keyed.iter().flatten() {
+        assert_eq!(seen.status, 200);
+        assert!(seen.counted, "the key's request was counted: {seen:?}");
+    }
+    for seen in ask_keys(&http, &server.url("/api/v1/keys"), 20).await {
+        assert_eq!(
+            seen,
+            (201, Some(4)),
+            "the address's key request was counted"
+        );
+    }
+    let after = stats(&server, &http).await;
+    for field in ["deferred", "failed_open"] {
+        assert_eq!(after[field], before[field], "{field}: {before} {after}");
+    }
+    // Exactly its 40 once the units leased ahead of its requests and not
+    // used are given back (server/src/access/quota/lease.rs).
+    eventually("the key's count", Duration::from_secs(10), async || {
+        let used: i32 = db
+            .client()
+            .await
+            .query_one(
+                "select c.used from pricing.admission_counters as c
+                 join pricing.api_keys as k on c.subject = 'key:' || k.id
+                 where k.plan = 'free'",
+                &[],
+            )
+            .await
+            .expect("the key's count")
+            .get(0);
+        (used == 40).then_some(())
+    })
+    .await;
+    let plans: Vec<(String, bool)> = db
+        .client()
+        .await
+        .query(
+            "select name, in_memory from api.admission_plans() order by name",
+            &[],
+        )
+        .await
+        .expect("plans")
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(
+        plans,
+        [
+            ("anonymous".to_owned(), true),
+            ("free".to_owned(), false),
+            ("internal".to_owned(), false),
+            ("key_requests".to_owned(), false),
+        ],
+        "the plans admitted in memory: a burst under 10 a second"
     );
 }

@@ -22,7 +22,8 @@
 //! those that waited [`WRITE_EVERY`]), gives up the leases wanted elsewhere
 //! after writing their counts, and learns which are wanted;
 //! every [`CLAIM_EVERY`] the plans are read again and the free shards this
-//! process saw requests for are claimed (`api.claim_shards`).
+//! process saw requests for are claimed (`api.claim_shards`); at start,
+//! every free shard.
 //!
 //! Invariants:
 //! - A subject on a plan admitted in memory is counted by one party at a
@@ -123,6 +124,11 @@ struct Plan {
     quota: Option<u32>,
     window: i64,
     burst: Option<u32>,
+    /// Whether its subjects are admitted in memory by their shard's holder
+    /// (`api._in_memory`: a burst under 10 a second, which never gets a
+    /// lease, server/src/access/quota/lease.rs, so that each of their
+    /// requests would otherwise wait for the database).
+    in_memory: bool,
 }
 
 impl Plan {
@@ -133,12 +139,15 @@ impl Plan {
     }
 }
 
-/// Whether subjects of a plan are admitted in memory by their shard's
-/// holder: those with a burst limit under 10 a second, which never get a
-/// lease (server/src/access/quota/lease.rs) and whose requests would
-/// otherwise each wait for the database.
-fn in_memory(plan: &Plan) -> bool {
-    plan.burst.is_some_and(|b| b < 10)
+/// The names of the plans admitted in memory, sorted.
+fn in_memory(plans: &HashMap<String, Plan>) -> Vec<String> {
+    let mut names: Vec<String> = plans
+        .iter()
+        .filter(|(_, p)| p.in_memory)
+        .map(|(n, _)| n.clone())
+        .collect();
+    names.sort();
+    names
 }
 
 /// One subject's count, as `pricing.admission_counters` holds it, with the
@@ -423,6 +432,11 @@ impl Shards {
         at.duration_since(self.epoch).as_millis() as u32
     }
 
+    /// The plans admitted in memory, as last read.
+    fn in_memory(&self) -> Vec<String> {
+        in_memory(&self.plans.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
     /// How many leases this process holds.
     pub(super) fn held(&self) -> usize {
         self.held.load(Ordering::Relaxed)
@@ -430,7 +444,7 @@ impl Shards {
 
     /// Admits `subject` in memory when this process holds its shard.
     pub(super) fn admit(&self, subject: &Subject) -> Local {
-        let Some(plan) = self.plan(subject.plan()).filter(in_memory) else {
+        let Some(plan) = self.plan(subject.plan()).filter(|p| p.in_memory) else {
             return Local::Database;
         };
         let (index, key) = locate(subject.id());
@@ -587,8 +601,20 @@ impl Shards {
     /// process saw requests for, until `stop` turns true: a task of its own,
     /// so that loading a shard's counts never holds up the renewals.
     pub(super) async fn run_claims(&self, mut stop: tokio::sync::watch::Receiver<bool>) {
+        let mut started = false;
         while !*stop.borrow() {
             self.read_plans().await;
+            // At start every free shard is claimed, not only those requests
+            // were seen for: a process that comes up under traffic (a
+            // restart, a deploy) would otherwise send a round of each
+            // shard's first requests to the database and then make them
+            // wait for the claim. Shards another process holds stay its own.
+            if !started && !self.in_memory().is_empty() {
+                started = true;
+                for seen in &self.seen {
+                    seen.fetch_add(1, Ordering::Relaxed);
+                }
+            }
             self.claim().await;
             tokio::select! {
                 _ = stop.changed() => {}
@@ -625,7 +651,8 @@ impl Shards {
         let read = on_connection(&self.pool, |client| async move {
             let rows = client
                 .query(
-                    "select name, quota, window_seconds, burst_per_second from api.admission_plans()",
+                    "select name, quota, window_seconds, burst_per_second, in_memory \
+                     from api.admission_plans()",
                     &[],
                 )
                 .await?;
@@ -640,6 +667,7 @@ impl Shards {
                         quota: quota.map(|q| u32::try_from(q).unwrap_or(0)),
                         window: i64::from(window.max(1)),
                         burst: burst.map(|b| u32::try_from(b).unwrap_or(0)),
+                        in_memory: row.try_get(4)?,
                     },
                 );
             }
@@ -653,19 +681,7 @@ impl Shards {
                 return;
             }
         };
-        let changed = {
-            let current = self.plans.read().unwrap_or_else(PoisonError::into_inner);
-            let admitted = |p: &HashMap<String, Plan>| {
-                let mut names: Vec<&String> = p
-                    .iter()
-                    .filter(|(_, p)| in_memory(p))
-                    .map(|(n, _)| n)
-                    .collect();
-                names.sort();
-                names.into_iter().cloned().collect::<Vec<String>>()
-            };
-            admitted(&current) != admitted(&plans)
-        };
+        let changed = self.in_memory() != in_memory(&plans);
         *self.plans.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(plans);
         if changed {
             for index in 0..SHARDS {
@@ -697,13 +713,22 @@ impl Shards {
         self.claims.fetch_add(1, Ordering::Relaxed);
         let owner = self.owner;
         let ids: Vec<i16> = wanted.iter().map(|&i| shard_id(i)).collect();
+        let plans = self.in_memory();
         let loaded = on_connection(&self.pool, |client| async move {
             let lease_ms = i32::try_from(SHARD_LEASE.as_millis()).unwrap_or(i32::MAX);
             let max_rows = i32::try_from(MAX_SHARD_SUBJECTS / 2).unwrap_or(i32::MAX);
             let rows = client
                 .query(
-                    "select shard, taint_at_us, taint_units from api.claim_shards($1, $2, $3, $4, $5)",
-                    &[&owner, &ids, &lease_ms, &i32::from(PENDING_CAP), &max_rows],
+                    "select shard, taint_at_us, taint_units \
+                     from api.claim_shards($1, $2, $3, $4, $5, $6)",
+                    &[
+                        &owner,
+                        &ids,
+                        &lease_ms,
+                        &i32::from(PENDING_CAP),
+                        &max_rows,
+                        &plans,
+                    ],
                 )
                 .await
                 .context("claiming shards")?;
@@ -716,7 +741,10 @@ impl Shards {
                     .into_iter()
                     .zip(units.into_iter().map(|u| u32::try_from(u).unwrap_or(0)))
                     .collect::<Vec<_>>();
-                claimed.insert(usize::try_from(shard).unwrap_or(SHARDS), (taints, Counts::default()));
+                claimed.insert(
+                    usize::try_from(shard).unwrap_or(SHARDS),
+                    (taints, Counts::default()),
+                );
             }
             if claimed.is_empty() {
                 return Ok(claimed);
@@ -1046,6 +1074,7 @@ mod tests {
         quota: Some(60),
         window: 3600,
         burst: Some(2),
+        in_memory: true,
     };
 
     #[test]
@@ -1105,24 +1134,5 @@ mod tests {
         assert_eq!(fresh.used, 4, "only the taint in this window");
         // Its bucket counts as emptied at the taint: 2 tokens at 0.5 s each.
         assert_eq!(fresh.tat_us, now_us - 100_000 + 1_000_000);
-    }
-
-    #[test]
-    fn only_plans_that_never_get_a_lease_are_admitted_in_memory() {
-        assert!(in_memory(&ANONYMOUS));
-        let free = Plan {
-            quota: Some(1000),
-            window: 86400,
-            burst: Some(5),
-        };
-        assert!(in_memory(&free));
-        assert!(!in_memory(&Plan {
-            burst: None,
-            ..free
-        }));
-        assert!(!in_memory(&Plan {
-            burst: Some(100_000),
-            ..free
-        }));
     }
 }
