@@ -14,8 +14,7 @@ from .loaders import float_mtok_text, mtok_text
 from .resolve import CHANNELS
 from .series import Step, merge_genai
 from .sources import genai_prices
-from .sources.genai_prices import (GENAI_COMPONENTS, OPENROUTER_PRICE, genai_peak_figures, time_of_day_priced,
-                                   time_of_day_since)
+from .sources.genai_prices import GENAI_COMPONENTS, genai_peak_figures, time_of_day_priced, time_of_day_since
 from .sources.litellm import CHANNEL_TIERS, COMPONENTS, TIERS, peak_listed, peak_window
 from .sources.modelsdev import MODELSDEV_COMPONENTS
 
@@ -84,15 +83,9 @@ class Collected:
                     self.tally.left_out["genai-prices: priced by time of day, litellm's list price kept"] += 1
                 continue
             std = genai_prices.prices_of(m)
-            if ref.channel == "official" and genai_prices.imported_from_openrouter(m):
-                # no figure of the maker's own API: OpenRouter's, which its own series carries
-                for comp, f in GENAI_COMPONENTS.items():
-                    steps = [Step(d or self.genai_date, mtok_text(pr.get(f)), srcs={f"genai-prices {self.genai_version}"})
-                             for d, pr in std if mtok_text(pr.get(f)) not in (None, "0")]
-                    if steps:
-                        self.tally.quarantine((ent, ref.channel, comp, "standard"), OPENROUTER_PRICE, steps,
-                                              f"{p['id']}/{m['id']}: {m['price_comments']}")
-                continue
+            # a row whose own note says its figure is not the maker's USD price (OpenRouter's, or
+            # a yuan price converted) is collected like any other: its ids, name and first listing
+            # are true of the row; Snapshot.kept screens its series (genai_prices.not_the_makers_price)
             self.gen_of[ec].append((p, m, ref))
             tier0 = "batch" if (p["id"], m["id"]) in self.gen_batch else "standard"
             if tier0 not in CHANNEL_TIERS.get(ref.channel, TIERS):

@@ -4,8 +4,12 @@ Every source row is reduced to a `Ref`: the channel it prices, the provider API 
 maker slug and a normalised match key. Rows with the same (maker, match key) are one model.
 See docs/snapshot-format.md, "Entity resolution", for the rules in prose.
 """
+import json
 import re
+from collections import defaultdict
 from dataclasses import dataclass
+
+from . import FACTS
 
 CHANNELS = ("official", "openrouter", "aws_bedrock", "azure", "vertex", "together", "fireworks", "groq", "novita")
 
@@ -299,17 +303,6 @@ def normalise(model: str, channel: str = "") -> str:
     return OWN_API_NAMES.get(s, s) if channel == "official" else s
 
 
-# an id that means another model on the maker's own API than on the channels that resell it: the
-# maker's model card lists it among the API names of a newer model. Mistral's card of Mistral
-# Medium 3.5 gives `apiNames: ['mistral-medium-3-5', 'mistral-medium-3', 'mistral-medium-latest']`
-# (tools/dataset/mistral_releases.json), so Mistral's `mistral-medium-3` is Medium 3.5 (1.5 / 7.5,
-# litellm's `mistral/mistral-medium-3` from 1.100.5), while Vertex AI's and OpenRouter's
-# `mistral-medium-3` is Mistral Medium 3 of 2025-05 (0.4 / 2)
-OWN_API_NAMES = {
-    "mistral-medium-3": "mistral-medium-3-5",
-}
-
-
 # one model that two channels spell apart beyond the habits above (match key -> the other channel's
 # key), each the maker's one release of that name (the makers' pages: tools/dataset/former_ids.json)
 SAME_MODEL = {
@@ -351,17 +344,46 @@ SAME_MODEL = {
 }
 
 
-# a `-latest` id that the maker's own model card lists among the API names of one dated model
-# names that model, not the undated base of the same name (entities.entity_of), from the day the
-# card gave it the id. Mistral's card of Ministral 3 8B gives `apiNames: ['ministral-8b-2512',
-# 'ministral-8b-latest']`; its commit of 2025-12-02 (mistralai/platform-docs-public 4975b095) took
-# `ministral-8b-latest` from the card of Ministral 8B 24.10 (`ministral-8b-2410`, which OpenRouter
-# sells as `ministral-8b`). A listing that dates itself before that day (models.dev's
-# `release_date`) describes the model the id named then: it stays with the base (latest_named).
+# Mistral's model cards (tools/dataset/mistral_releases.json, read from Mistral's model schema): each
+# card's name, its `api_names` (the pinned id first) and its release day
+MISTRAL_CARDS = FACTS / "mistral_releases.json"
+
+
+def card_names(cards):
+    """The ids a maker's model card gives its model that are another card's model's name (for a
+    `-latest` id, the name before `-latest`): {match key of the id: (match key of the card's pinned
+    id, the card's release day)}. On the maker's own API such an id names the card's model, not the
+    model of that name (which the channels that resell it sell under it). Mistral's card of Mistral
+    Medium 3.5 gives `api_names: ['mistral-medium-3-5', 'mistral-medium-3', 'mistral-medium-latest']`:
+    its `mistral-medium-3` (1.5 / 7.5, litellm's `mistral/mistral-medium-3` from 1.100.5) is not
+    Mistral Medium 3 of 2025-05, the card "Mistral Medium 3 (mistral-medium-3-25-05)", which
+    Vertex AI and OpenRouter sell as `mistral-medium-3` (0.4 / 2). Its card of Ministral 3 8B gives
+    `['ministral-8b-2512', 'ministral-8b-latest']`: `ministral-8b-latest` is not Ministral 8B 24.10
+    (the card "Ministral 8B (ministral-8b-24-1)", which OpenRouter sells as `ministral-8b`). Left to
+    the general rules: an id that is its own card's name (`codestral-latest` of Codestral 25.08), and
+    an id two cards give (`voxtral-mini-latest`: Voxtral Mini's and Voxtral Mini Transcribe 2's)."""
+    def name(card):
+        return normalise(card["provider_model"].split(" (", 1)[0])
+    names = {name(c) for c in cards}
+    givers = defaultdict(list)
+    for c in cards:
+        for api in c["api_names"][1:]:
+            givers[normalise(api)].append(c)
+    return {key: (normalise(c["api_names"][0]), c["release_date"]) for key, (c, *more) in sorted(givers.items())
+            if not more and (base := key.removesuffix("-latest")) in names and base != name(c)}
+
+
+CARD_NAMES = card_names(json.loads(MISTRAL_CARDS.read_text())["releases"])
+# an id of the maker's own API that names a newer model than the channels' id of the same spelling
+# (normalise, channel `official`): Mistral's `mistral-medium-3` is Mistral Medium 3.5
+OWN_API_NAMES = {key: named for key, (named, _day) in CARD_NAMES.items() if not key.endswith("-latest")}
+# a `-latest` id names the card's model, not the undated base of the same name (entities.entity_of),
+# from the card's release day, the day the card gave it the id (Ministral 3 8B's 2025-12-02: its
+# commit of that day, mistralai/platform-docs-public 4975b095, took `ministral-8b-latest` from the card
+# of Ministral 8B 24.10). A listing that dates itself before that day (models.dev's `release_date`)
+# describes the model the id named then: it stays with the base (latest_named).
 # (maker, match key of the `-latest` id) -> (the match key of the model the card names, the day)
-LATEST_NAMES = {
-    ("mistral", "ministral-8b-latest"): ("ministral-8b-2512", "2025-12-02"),
-}
+LATEST_NAMES = {("mistral", key): named for key, named in CARD_NAMES.items() if key.endswith("-latest")}
 
 
 def latest_named(maker: str, mkey: str, listed_on=None):

@@ -11,7 +11,7 @@ from .lifecycle import lifecycle
 from .resolve import CHANNELS, MAKER_NAMES
 from .series import Step, finalize
 from .sources import radar
-from .sources.genai_prices import CONVERTED_PRICE, converted_from_another_currency
+from .sources.genai_prices import NOT_THE_MAKERS_PRICE, not_the_makers_price
 from .sources.litellm import per_character
 
 WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
@@ -32,6 +32,7 @@ class Snapshot:
         take(self, models, "models", "md_by_ent", "benchmarks")
         self.keep_future = set(keep_future)
         self.tally = tally
+        self.channel_screens = {}   # (entity, channel) -> channel_screen's answer
 
     def render(self):
         gen = self.generated
@@ -158,30 +159,45 @@ class Snapshot:
           text embeddings), or whose row tools/dataset/per_character.json lists (a provider page
           says so, the row does not: Vertex's Codey code-gecko, Gemini 1.0 Pro Vision), whichever
           source gives the figure;
-        - every series on the maker's own API whose genai-prices row is a conversion from another
-          currency (converted_from_another_currency: Zhipu's yuan prices divided by 7.25, "Zhipu AI
-          does not publish USD prices").
+        - every series on the maker's own API whose genai-prices row carries genai-prices' own note
+          that its figure is not the maker's USD price (not_the_makers_price: OpenRouter's figure,
+          "Imported from OpenRouter pricing; verify against OpenAI pricing ..." on gpt-oss-120b;
+          Zhipu's yuan prices divided by 7.25, "Zhipu AI does not publish USD prices"), the note
+          its detail.
         The model stays listed (its lifecycle is read from all its series); one left with no price
         is served with none (`unpriced`: no longer counted as listed with a current price)."""
         ent, ch, comp = key[:3]
         kind = self.kind_by_ent.get(ent)
+        detail = None
         if comp == "output" and kind in kinds.NO_OUTPUT_KINDS:
             rule = kinds.NO_OUTPUT_RULE
         elif kind == "image" and ch in kinds.PER_STEP_IMAGE_CHANNELS:
             rule = kinds.PER_STEP_IMAGE_RULE
-        elif any(per_character(entry) or (k, ch) in self.per_character_keys
-                 for _r, k, entry, _ref in self.lit_best.get((ent, ch), {}).values()):
-            rule = screen.PER_CHARACTER
-        elif ch == "official" and any(converted_from_another_currency(p, m) for p, m, _r in self.gen_of.get((ent, ch), ())):
-            rule = CONVERTED_PRICE
+        elif screened := self.channel_screen(ent, ch):
+            rule, detail = screened
         else:
             return True
         steps = finalize(s["steps"])
         if steps:
-            self.tally.quarantine(key, rule, steps)
+            self.tally.quarantine(key, rule, steps, detail)
         if rule != kinds.NO_OUTPUT_RULE:
             self.unpriced.add(ent)
         return False
+
+    def channel_screen(self, ent, ch):
+        """(rule, detail) of kept's rules that screen out every series of a model on a channel,
+        read from its rows once per (model, channel): None where neither applies."""
+        ec = (ent, ch)
+        if ec not in self.channel_screens:
+            found = None
+            if any(per_character(entry) or (k, ch) in self.per_character_keys
+                   for _r, k, entry, _ref in self.lit_best.get(ec, {}).values()):
+                found = (screen.PER_CHARACTER, None)
+            elif ch == "official":
+                found = next(((NOT_THE_MAKERS_PRICE, f"{p['id']}/{m['id']}: {note}") for p, m, _r in self.gen_of.get(ec, ())
+                              if (note := not_the_makers_price(p, m))), None)
+            self.channel_screens[ec] = found
+        return self.channel_screens[ec]
 
     def series_row(self, model_id, key, s):
         """A finished series as the snapshot writes it (a prices[] row; with the condition of a

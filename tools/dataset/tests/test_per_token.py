@@ -1,6 +1,7 @@
 """Tests of the rules that keep a figure that is no per-token price out of prices[] (snapshot.py,
-Snapshot.kept): a channel that bills the model per character (litellm.per_character) and an image
-model on a channel that bills images per step (kinds.PER_STEP_IMAGE_CHANNELS), each on the real
+Snapshot.kept): a channel that bills the model per character (litellm.per_character), an image
+model on a channel that bills images per step (kinds.PER_STEP_IMAGE_CHANNELS) and a maker's price
+genai-prices itself says is not the maker's (genai_prices.not_the_makers_price), each on the real
 source rows (litellm releases named in each test), and the bundled snapshot's result. Standard
 library only.
 
@@ -12,6 +13,7 @@ import unittest
 from pipeline import REPO, kinds, screen
 from pipeline.inputs import per_character_keys
 from pipeline.snapshot import Snapshot
+from pipeline.sources.genai_prices import NOT_THE_MAKERS_PRICE
 from pipeline.sources.litellm import per_character
 from pipeline.tally import Tally
 
@@ -43,11 +45,12 @@ CONTROLNET = ("instantx", "flux-1-dev-controlnet-union")
 BGE_M3 = ("baai", "bge-m3")
 
 
-def snapshot(lit_best, kind_by_ent):
+def snapshot(lit_best, kind_by_ent, gen_of=None):
     """The part of Snapshot that `kept` reads: the litellm rows per (entity, channel) and release,
-    the models' kinds."""
+    the genai-prices rows per (entity, channel), the models' kinds."""
     snap = Snapshot.__new__(Snapshot)
     snap.lit_best, snap.kind_by_ent, snap.tally, snap.unpriced = lit_best, kind_by_ent, Tally(), set()
+    snap.gen_of, snap.channel_screens = gen_of or {}, {}
     snap.per_character_keys = per_character_keys()
     return snap
 
@@ -85,6 +88,19 @@ class PerCharacter(unittest.TestCase):
                                              1: ((0,), "textembedding-gecko", GECKO, None)}}, {gecko: "embedding"})
         self.assertFalse(snap.kept((gecko, "vertex", "input", "standard"), series(("2024-11-28", "0.1"))))
 
+    def test_the_channel_is_read_once_per_model_and_channel(self):
+        # every series of Gemini 1.5 Flash exp on Vertex (input, output, a context tier) is screened
+        # by what its rows said when the first was: the rows are not read again
+        rows = {0: ((0,), "gemini-1.5-flash-exp-0827", GEMINI_15_FLASH_EXP, None)}
+        snap = snapshot({(FLASH_EXP, "vertex"): rows}, {FLASH_EXP: "chat"})
+        self.assertFalse(snap.kept((FLASH_EXP, "vertex", "input", "standard"), series(("2024-11-28", "0.004688"))))
+        rows.clear()
+        self.assertFalse(snap.kept((FLASH_EXP, "vertex", "output", "standard"), series(("2024-11-28", "0.004688"))))
+        self.assertFalse(snap.kept((FLASH_EXP, "vertex", "input", "standard", 128000, None, None, None),
+                                   series(("2024-11-28", "1"))))
+        self.assertEqual([rule for _k, rule, _s, _d in snap.tally.screened], [screen.PER_CHARACTER] * 3)
+        self.assertEqual(list(snap.channel_screens), [(FLASH_EXP, "vertex")])
+
 
     def test_a_row_a_provider_page_bills_per_character_is_listed_with_its_page(self):
         # litellm 1.82.1 `code-gecko` (vertex_ai-code-text-models): 1.25e-07 per token in and out,
@@ -99,6 +115,42 @@ class PerCharacter(unittest.TestCase):
         listed = json.loads((REPO / "tools/dataset/per_character.json").read_text())["rows"]
         self.assertTrue(all(r["url"].startswith("https://") and r["read"] and r["says"] for r in listed))
         self.assertEqual([r["key"] for r in listed], sorted(r["key"] for r in listed))
+
+
+class NotTheMakersPrice(unittest.TestCase):
+    """genai-prices 0.2.3's rows whose own note says the figure on the maker's provider is not the
+    maker's USD price (genai_prices.not_the_makers_price): screened in `kept` alike, the note the
+    detail; the same figure on another channel, or a row with no such note, stays."""
+
+    OSS = ("openai", "gpt-oss-120b")
+    FLASHX = ("zhipu", "glm-4-flashx-250414")
+    # provider openai, model gpt-oss-120b (0.039 / 0.18, OpenRouter's figure)
+    OSS_ROW = ({"id": "openai"}, {"id": "gpt-oss-120b", "price_comments": "Imported from OpenRouter pricing; verify "
+               "against OpenAI pricing when native API pricing is published."}, None)
+    # provider zhipuai (its note, the first sentences), model GLM-4-FlashX-250414 (0.014 / 0.014)
+    FLASHX_ROW = ({"id": "zhipuai", "price_comments": "Prices sourced from Zhipu AI open platform pricing (CNY, "
+                   "open.bigmodel.cn/pricing), converted to USD at 1 USD = 7.25 CNY (May/June 2026). Zhipu AI does "
+                   "not publish USD prices; CNY is the only billing currency."},
+                  {"id": "GLM-4-FlashX-250414", "description": "Fast and cheap GLM-4 model with context caching."}, None)
+
+    def test_both_notes_screen_the_makers_api_alike(self):
+        snap = snapshot({}, {self.OSS: "chat", self.FLASHX: "chat"},
+                        {(self.OSS, "official"): [self.OSS_ROW], (self.FLASHX, "official"): [self.FLASHX_ROW]})
+        self.assertFalse(snap.kept((self.OSS, "official", "input", "standard"), series(("2026-11-09", "0.039"))))
+        self.assertFalse(snap.kept((self.FLASHX, "official", "input", "standard"), series(("2026-11-09", "0.014"))))
+        self.assertEqual([(k[0], rule, d) for k, rule, _s, d in snap.tally.screened],
+                         [(self.OSS, NOT_THE_MAKERS_PRICE, "openai/gpt-oss-120b: " + self.OSS_ROW[1]["price_comments"]),
+                          (self.FLASHX, NOT_THE_MAKERS_PRICE, "zhipuai/GLM-4-FlashX-250414: " + self.FLASHX_ROW[0]["price_comments"])])
+        self.assertEqual(snap.unpriced, {self.OSS, self.FLASHX})
+
+    def test_another_channel_and_a_row_without_the_note_stay(self):
+        # OpenRouter's own gpt-oss-120b row carries no such note; a genai row with the note on a
+        # reseller's channel is not the maker's API
+        snap = snapshot({}, {self.OSS: "chat"}, {(self.OSS, "openrouter"): [self.OSS_ROW],
+                                                 (self.OSS, "official"): [({"id": "openai"}, {"id": "gpt-oss-120b"}, None)]})
+        self.assertTrue(snap.kept((self.OSS, "openrouter", "input", "standard"), series(("2026-11-09", "0.039"))))
+        self.assertTrue(snap.kept((self.OSS, "official", "input", "standard"), series(("2026-11-09", "0.15"))))
+        self.assertEqual(snap.tally.screened, [])
 
 
 class PerStepImages(unittest.TestCase):

@@ -12,7 +12,8 @@ import json
 import unittest
 
 from pipeline import FACTS, REPO
-from pipeline.resolve import genai_ref, latest_named, litellm_ref, modelsdev_ref
+from pipeline.resolve import (LATEST_NAMES, OWN_API_NAMES, card_names, genai_ref, latest_named, litellm_ref,
+                              modelsdev_ref)
 from pipeline.sources.genai_prices import maker_hint
 
 
@@ -232,9 +233,65 @@ class OneModel(unittest.TestCase):
         self.assertEqual({entity(vx), entity(orr)}, {("mistral", "mistral-medium-3")})
 
 
+class CardNames(unittest.TestCase):
+    """The ids Mistral's model cards (tools/dataset/mistral_releases.json, Mistral's model schema at
+    mistralai/platform-docs-public 222f4ba9) give a model under another card's model's name: one
+    derivation for the maker's own ids and its `-latest` ids."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cards = json.loads((FACTS / "mistral_releases.json").read_text())["releases"]
+
+    def test_the_cards_give_the_ids_that_name_another_cards_model(self):
+        self.assertEqual(card_names(self.cards), {
+            # "Mistral Medium 3.5 (mistral-medium-3-5-26-04)": ['mistral-medium-3-5', 'mistral-medium-3',
+            # 'mistral-medium-latest'], beside the card "Mistral Medium 3 (mistral-medium-3-25-05)"
+            "mistral-medium-3": ("mistral-medium-3-5", "2026-04-28"),
+            # "Ministral 3 8B (ministral-3-8b-25-12)": ['ministral-8b-2512', 'ministral-8b-latest'],
+            # beside "Ministral 8B (ministral-8b-24-1)": ['ministral-8b-2410']
+            "ministral-8b-latest": ("ministral-8b-2512", "2025-12-02"),
+            # "Ministral 3 3B (ministral-3-3b-25-12)": ['ministral-3b-2512', 'ministral-3b-latest'],
+            # beside "Ministral 3B (ministral-3b-24-1)": ['ministral-3b-2410']
+            "ministral-3b-latest": ("ministral-3b-2512", "2025-12-02")})
+        self.assertEqual(OWN_API_NAMES, {"mistral-medium-3": "mistral-medium-3-5"})
+        self.assertEqual(LATEST_NAMES, {("mistral", "ministral-8b-latest"): ("ministral-8b-2512", "2025-12-02"),
+                                        ("mistral", "ministral-3b-latest"): ("ministral-3b-2512", "2025-12-02")})
+
+    def test_an_id_of_its_own_cards_name_or_of_two_cards_is_left_to_the_general_rules(self):
+        codestral = next(c for c in self.cards if c["provider_model"] == "Codestral (codestral-25-08)")
+        self.assertEqual(codestral["api_names"], ["codestral-2508", "codestral-latest"])
+        voxtral = [c["provider_model"] for c in self.cards if "voxtral-mini-latest" in c["api_names"]]
+        self.assertEqual(voxtral, ["Voxtral Mini (voxtral-mini-25-07)", "Voxtral Mini Transcribe 2 (voxtral-mini-transcribe-26-02)"])
+        self.assertEqual(card_names([codestral]), {})
+        # alone, Voxtral Mini Transcribe 2's card would give Voxtral Mini's name to its model
+        transcribe = [c for c in self.cards if c["provider_model"].startswith(("Voxtral Mini (", "Voxtral Mini Transcribe 2"))]
+        self.assertEqual(card_names(transcribe[1:] + [{**transcribe[0], "api_names": ["voxtral-mini-2507"]}]),
+                         {"voxtral-mini-latest": ("voxtral-mini-2602", "2026-02-04")})
+        self.assertEqual(card_names(transcribe), {})
+
+
 class LatestAlias(unittest.TestCase):
     """A `-latest` id that the maker's card gives to one dated model names that model
-    (audit-2026-11-26-s30-announced.md #19)."""
+    (audit-2026-11-26-s30-announced.md #19; CardNames)."""
+
+    def test_ministral_3b_latest_names_ministral_3_3b(self):
+        # litellm 1.100.5 on prices Mistral's `mistral/ministral-3b-latest` at 0.1 / 0.1, Ministral 3 3B's
+        # price; Mistral's card of Ministral 3B 24.10 ("Ministral 3B (ministral-3b-24-1)") prices it at
+        # 0.04 / 0.04, `apiNames: ['ministral-3b-2410']`, retired 2025-12-31 (replacement Ministral 3 3B);
+        # the commit of 2025-12-02 (platform-docs-public 4975b095) moved `ministral-3b-latest` off that card
+        latest, _ = litellm_ref("mistral/ministral-3b-latest", {"litellm_provider": "mistral"})
+        dated, _ = litellm_ref("mistral/ministral-3b-2512", {"litellm_provider": "mistral"})
+        self.assertEqual(latest_named(*entity(latest)), dated.mkey)
+        self.assertEqual(latest_named(*entity(latest), "2024-10-09"), "ministral-3b")
+        snap = json.loads(gzip.decompress((REPO / "data" / "snapshot.json.gz").read_bytes()))
+        models = {m["id"]: m for m in snap["models"]}
+        self.assertIn("mistral:ministral-3b-latest", {a["id"] for a in models["mistral:ministral-3b-2512"]["aliases"]})
+        old = models["mistral:ministral-3b"]
+        self.assertEqual((old["status"], old["retirement_date"], old["successor"], old["context_window"]),
+                         ("deprecated", "2025-12-31", "mistral:ministral-3b-2512", 128000))
+        official = {p["component"]: [(h["from"], h["price"]) for h in p["history"]]
+                    for p in snap["prices"] if p["model"] == "mistral:ministral-3b" and p["channel"] == "official"}
+        self.assertEqual(official, {c: [("2024-10-09", "0.04"), ("2025-12-31", None)] for c in ("input", "output")})
 
     def test_ministral_8b_latest_names_ministral_3_8b_from_the_cards_move(self):
         # litellm 1.104.5 prices Mistral's `mistral/ministral-8b-latest` and `mistral/ministral-8b-2512`

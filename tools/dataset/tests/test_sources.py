@@ -119,51 +119,41 @@ if __name__ == "__main__":
     unittest.main()
 
 
-class GenaiOpenRouterImport(unittest.TestCase):
-    """genai-prices' own note that a maker's price is OpenRouter's (genai-prices 0.2.3 data.py)."""
+class GenaiNotTheMakersPrice(unittest.TestCase):
+    """genai-prices' own note that its figure on a maker's provider is not the maker's USD price:
+    OpenRouter's figure, or a yuan price converted at an exchange rate it chose (genai-prices 0.2.3
+    data.py, providers openai, mistral and zhipuai). One predicate, one rule, the note its detail."""
+
+    OSS = {"id": "gpt-oss-120b", "price_comments": "Imported from OpenRouter pricing; verify against OpenAI "
+           "pricing when native API pricing is published."}
+    ZHIPUAI = {"id": "zhipuai", "price_comments": "Prices sourced from Zhipu AI open platform pricing (CNY, "
+               "open.bigmodel.cn/pricing), converted to USD at 1 USD = 7.25 CNY (May/June 2026). Zhipu AI does not "
+               "publish USD prices; CNY is the only billing currency."}
 
     def test_a_price_imported_from_openrouter_is_not_the_makers(self):
         # provider openai, gpt-oss-120b at 0.039 / 0.18 (OpenRouter's figure; OpenAI's API sells no gpt-oss)
-        oss = {"id": "gpt-oss-120b", "price_comments": "Imported from OpenRouter pricing; verify against OpenAI "
-               "pricing when native API pricing is published."}
-        self.assertTrue(genai_prices.imported_from_openrouter(oss))
+        self.assertEqual(genai_prices.not_the_makers_price({"id": "openai"}, self.OSS), self.OSS["price_comments"])
         # provider mistral, mistral-small-24b-instruct-2501 at 0.05 / 0.08
         small = {"price_comments": "Can't find pricing on this model, so just trusting open router"}
-        self.assertTrue(genai_prices.imported_from_openrouter(small))
+        self.assertEqual(genai_prices.not_the_makers_price({"id": "mistral"}, small), small["price_comments"])
 
     def test_a_price_verified_against_the_maker_or_only_seen_first_on_openrouter_stays(self):
         chat = {"price_comments": "Imported from OpenRouter pricing; verify against OpenAI pricing when native API "
                 "pricing is published. Verified against OpenAI on 2026-10-15: the official Model ID is `chat-latest` "
                 "(https://developers.openai.com/api/docs/models/chat-latest) and the published rates match this "
                 "entry's $5 / $0.50 cached / $30 output per 1M tokens."}
-        self.assertFalse(genai_prices.imported_from_openrouter(chat))
-        self.assertFalse(genai_prices.imported_from_openrouter({"price_comments": "Seen on OpenRouter before OpenAI"}))
-        self.assertFalse(genai_prices.imported_from_openrouter({}))
-
-    def test_the_bundled_snapshot_has_no_official_gpt_oss_price(self):
-        snap, _models, quarantine = bundled()
-        self.assertFalse([p for p in snap["prices"] if p["model"] == "openai:gpt-oss-120b" and p["channel"] == "official"])
-        self.assertIn(("openai:gpt-oss-120b", "input", "0.039"),
-                      {(q["model"], q["component"], s["price"]) for q in quarantine
-                       if q["rule"] == genai_prices.OPENROUTER_PRICE for s in q["steps"]})
-
-
-class GenaiCurrencyConversion(unittest.TestCase):
-    """genai-prices' own note that a maker's USD figure is a yuan price converted at an exchange
-    rate it chose (genai-prices 0.2.3 data.py, provider zhipuai)."""
-
-    ZHIPUAI = {"id": "zhipuai", "price_comments": "Prices sourced from Zhipu AI open platform pricing (CNY, "
-               "open.bigmodel.cn/pricing), converted to USD at 1 USD = 7.25 CNY (May/June 2026). Zhipu AI does not "
-               "publish USD prices; CNY is the only billing currency."}
+        self.assertIsNone(genai_prices.not_the_makers_price({"id": "openai"}, chat))
+        self.assertIsNone(genai_prices.not_the_makers_price({}, {"price_comments": "Seen on OpenRouter before OpenAI"}))
+        self.assertIsNone(genai_prices.not_the_makers_price({}, {}))
 
     def test_a_price_converted_from_yuan_is_not_the_makers(self):
         # GLM-4-FlashX-250414 at 0.014 / 0.014: Zhipu's 0.1 yuan per 1M tokens / 7.25; the note is the provider's
         flashx = {"id": "GLM-4-FlashX-250414", "description": "Fast and cheap GLM-4 model with context caching."}
-        self.assertTrue(genai_prices.converted_from_another_currency(self.ZHIPUAI, flashx))
-        # the same words on a model of the provider
-        self.assertTrue(genai_prices.converted_from_another_currency({}, {"price_comments": (
-            "Standard API rates are 8 CNY input, 2 CNY cached input, and 28 CNY output per million tokens, "
-            "converted to USD at 1 USD = 7.25 CNY.")}))
+        self.assertEqual(genai_prices.not_the_makers_price(self.ZHIPUAI, flashx), self.ZHIPUAI["price_comments"])
+        # the same words on a model of the provider: the model's own note is the one given
+        glm = {"price_comments": "Standard API rates are 8 CNY input, 2 CNY cached input, and 28 CNY output per "
+               "million tokens, converted to USD at 1 USD = 7.25 CNY."}
+        self.assertEqual(genai_prices.not_the_makers_price(self.ZHIPUAI, glm), glm["price_comments"])
 
     def test_a_provider_that_publishes_usd_prices_stays(self):
         # MiniMax's international platform prices in USD; its note infers only three legacy models from CNY
@@ -171,13 +161,18 @@ class GenaiCurrencyConversion(unittest.TestCase):
                    "(platform.minimax.io, May 2026). M2.1, M2.1-highspeed, and M2 are legacy models; prices inferred "
                    "from CNY pricing at the equivalent 7.00 CNY/USD rate used by the international platform for "
                    "current models."}
-        self.assertFalse(genai_prices.converted_from_another_currency(minimax, {"id": "MiniMax-M2.5"}))
-        self.assertFalse(genai_prices.converted_from_another_currency({}, {}))
+        self.assertIsNone(genai_prices.not_the_makers_price(minimax, {"id": "MiniMax-M2.5"}))
 
-    def test_the_bundled_snapshot_lists_glm_4_flashx_without_a_converted_price(self):
+    def test_the_bundled_snapshot_prices_neither_on_the_makers_api_and_lists_both_alike(self):
         snap, models, quarantine = bundled()
         self.assertIn("zhipu:glm-4-flashx-250414", models)
-        self.assertFalse([p for p in snap["prices"] if p["model"] == "zhipu:glm-4-flashx-250414" and p["channel"] == "official"])
-        self.assertIn(("zhipu:glm-4-flashx-250414", "input", "0.014"),
-                      {(q["model"], q["component"], s["price"]) for q in quarantine
-                       if q["rule"] == genai_prices.CONVERTED_PRICE for s in q["steps"]})
+        for model in ("openai:gpt-oss-120b", "zhipu:glm-4-flashx-250414"):
+            self.assertFalse([p for p in snap["prices"] if p["model"] == model and p["channel"] == "official"])
+        got = {(q["model"], q["component"], s["price"]): q for q in quarantine
+               if q["rule"] == genai_prices.NOT_THE_MAKERS_PRICE for s in q["steps"]}
+        oss, flashx = got[("openai:gpt-oss-120b", "input", "0.039")], got[("zhipu:glm-4-flashx-250414", "input", "0.014")]
+        # the same shape for both: the genai-prices row and its note as the detail
+        self.assertEqual(set(oss), set(flashx))
+        self.assertEqual(oss["detail"], "openai/gpt-oss-120b: " + self.OSS["price_comments"])
+        # (the provider's note goes on about tiers and cache writes; ZHIPUAI is its first part)
+        self.assertTrue(flashx["detail"].startswith("zhipuai/GLM-4-FlashX-250414: " + self.ZHIPUAI["price_comments"]))

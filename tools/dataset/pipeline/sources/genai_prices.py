@@ -132,14 +132,6 @@ OPENROUTER_IMPORT = re.compile(r"Imported from OpenRouter pricing; verify agains
                                r"|Can't find pricing on this model, so just trusting open router")
 
 
-OPENROUTER_PRICE = "the maker's price in genai-prices is OpenRouter's (its own note): no figure of the maker's own API"
-
-
-def imported_from_openrouter(m):
-    """genai-prices says the model's price on this provider is OpenRouter's (OPENROUTER_IMPORT)."""
-    return bool(OPENROUTER_IMPORT.fullmatch((m.get("price_comments") or "").strip()))
-
-
 # genai-prices' own note that its USD figure is a conversion of a price in another currency: the
 # Zhipu AI provider (open.bigmodel.cn), "Prices sourced from Zhipu AI open platform pricing (CNY,
 # open.bigmodel.cn/pricing), converted to USD at 1 USD = 7.25 CNY (May/June 2026). Zhipu AI does not
@@ -149,14 +141,19 @@ def imported_from_openrouter(m):
 CURRENCY_CONVERSION = re.compile(r"converted to USD at 1 USD = [0-9.]+ CNY")
 
 
-CONVERTED_PRICE = ("the maker's price in genai-prices is converted from another currency (its own note): "
-                   "no USD price of the maker")
+NOT_THE_MAKERS_PRICE = ("the maker's price in genai-prices is not the maker's USD price (its own note, the detail: "
+                        "OpenRouter's figure, or a conversion from another currency): no price of the maker's own API")
 
 
-def converted_from_another_currency(p, m):
-    """genai-prices says the model's USD figure on this provider (its own note, or its provider's)
-    is a conversion at an exchange rate (CURRENCY_CONVERSION)."""
-    return any(CURRENCY_CONVERSION.search(x.get("price_comments") or "") for x in (p, m))
+def not_the_makers_price(p, m):
+    """genai-prices' own note, on the model `m` or on its provider `p`, that its figure on this
+    provider is not the maker's USD price: OpenRouter's figure (OPENROUTER_IMPORT) or a conversion
+    at an exchange rate (CURRENCY_CONVERSION). The note, else None."""
+    for x in (m, p):
+        note = (x.get("price_comments") or "").strip()
+        if OPENROUTER_IMPORT.fullmatch(note) or CURRENCY_CONVERSION.search(note):
+            return note
+    return None
 
 
 def maker_hint(m):
