@@ -371,6 +371,14 @@ SAME_MODEL = {
     "nova-lite-v1": "nova-lite",
     "nova-pro-v1": "nova-pro",
     "nova-2-lite-v1": "nova-2-lite",
+    # Anthropic's page of Claude on Vertex AI names Claude Sonnet 3.5 (v2) `claude-3-5-sonnet-v2@20241022`
+    # there, Anthropic's own `claude-3-5-sonnet-20241022`
+    "claude-3-5-sonnet-v2-20241022": "claude-3-5-sonnet-20241022",
+    "claude-3-5-sonnet-v2": "claude-3-5-sonnet-20241022",
+    # Meta's Llama 3.2 of 11B and 90B are its vision models alone (Llama-3.2-11B-Vision-Instruct; the
+    # text models are 1B and 3B): Bedrock's `meta.llama3-2-11b-instruct-v1:0` is the 11B Vision Instruct
+    "llama-3-2-11b-instruct": "llama-3-2-11b-vision-instruct",
+    "llama-3-2-90b-instruct": "llama-3-2-90b-vision-instruct",
 }
 
 

@@ -151,6 +151,23 @@ class OneModel(unittest.TestCase):
             else:                   # Nova 2 Lite is not Nova Lite
                 self.assertNotEqual(bedrock, other)
 
+    def test_a_hosts_own_name_of_one_makers_model(self):
+        # litellm 1.80.11's keys: Vertex AI's name of Claude Sonnet 3.5 (2024-10-22) is
+        # `claude-3-5-sonnet-v2@20241022` (Anthropic's page of Claude on Vertex AI); Bedrock's Llama 3.2
+        # 11B / 90B Instruct are Meta's Llama 3.2 11B / 90B Vision Instruct (the only 11B and 90B)
+        def ll(key, prov):
+            ref, why = litellm_ref(key, {"litellm_provider": prov})
+            self.assertIsNotNone(ref, (key, why))
+            return entity(ref)
+        own = ll("claude-3-5-sonnet-20241022", "anthropic")
+        for key in ("vertex_ai/claude-3-5-sonnet-v2@20241022", "vertex_ai/claude-3-5-sonnet-v2"):
+            self.assertEqual(ll(key, "vertex_ai-anthropic_models"), own, key)
+        self.assertNotEqual(ll("vertex_ai/claude-3-5-sonnet@20240620", "vertex_ai-anthropic_models"), own)
+        for size in ("11", "90"):
+            self.assertEqual(ll(f"meta.llama3-2-{size}b-instruct-v1:0", "bedrock"),
+                             ll(f"fireworks_ai/accounts/fireworks/models/llama-v3p2-{size}b-vision-instruct", "fireworks_ai"))
+        self.assertEqual(ll("meta.llama3-2-3b-instruct-v1:0", "bedrock"), ("meta", "llama-3-2-3b-instruct"))
+
     def test_vertex_ais_revision_of_jamba_is_ai21s_model(self):
         # litellm 1.109.1 prices `vertex_ai/jamba-1.5-large@001` beside `vertex_ai/jamba-1.5-large`, and
         # lists `jamba-1.5-mini@001` under AI21's own API beside `jamba-1.5-mini`: one model each
