@@ -282,6 +282,9 @@ def normalise(model: str, channel: str = "") -> str:
     # `mistral-small-2503@001`): Mistral's `mistral-large-2411` (Mistral's ids end in no revision)
     if channel == "vertex":
         s = re.sub(r"^((?:mistral|codestral|ministral|pixtral)-.+)-00\d$", r"\1", s)
+    # ...and to AI21's Jamba 1.5 (`jamba-1.5-large@001`, which litellm lists under AI21's own API too):
+    # AI21's ids carry no revision, and Vertex AI sells one Jamba 1.5 Large and one Jamba 1.5 Mini
+    s = re.sub(r"^(jamba-.+)-00\d$", r"\1", s)
     # Code Llama: Fireworks' `code-llama-34b-instruct`, Together's `CodeLlama-34b-Instruct-hf` (the
     # Hugging Face format of the weights) and OpenRouter's `codellama-34b-instruct` are one model
     s = re.sub(r"^code-llama-", "codellama-", s)
@@ -341,6 +344,34 @@ SAME_MODEL = {
     # Fireworks names the version (`dolphin-2p6-mixtral-8x7b`), OpenRouter's page of
     # `cognitivecomputations/dolphin-mixtral-8x7b` titles it "Dolphin 2.6 Mixtral 8x7B"
     "dolphin-2-6-mixtral-8x7b": "dolphin-mixtral-8x7b",
+    # Bedrock's version rule (BEDROCK_VERSION) takes off a `-vN` that is part of the maker's name.
+    # Cohere's models page gives the Bedrock id of each of its models: `command` is
+    # `cohere.command-text-v14`, `command-light` `cohere.command-light-text-v14`, `embed-english-v3.0`
+    # `cohere.embed-english-v3`, `embed-multilingual-v3.0` `cohere.embed-multilingual-v3`; AWS's
+    # card of Embed v4 gives `cohere.embed-v4:0`, Cohere's `embed-v4.0`
+    "command-text": "command",
+    "command-light-text": "command-light",
+    "embed-english": "embed-english-v3-0",
+    "embed-multilingual": "embed-multilingual-v3-0",
+    "embed": "embed-v4-0",
+    # NVIDIA-Nemotron-Nano-9B-v2: Bedrock's `nvidia.nemotron-nano-9b-v2` loses its `-v2` to that rule,
+    # Together and Fireworks keep the "NVIDIA-" of the Hugging Face name, OpenRouter drops it
+    "nemotron-nano-9b": "nemotron-nano-9b-v2",
+    "nvidia-nemotron-nano-9b-v2": "nemotron-nano-9b-v2",
+    # Amazon Nova: OpenRouter's `amazon/nova-lite-v1` keeps the version of Bedrock's
+    # `amazon.nova-lite-v1:0`, which the version rule takes off; Amazon sells one Nova Lite
+    "nova-micro-v1": "nova-micro",
+    "nova-lite-v1": "nova-lite",
+    "nova-pro-v1": "nova-pro",
+    "nova-2-lite-v1": "nova-2-lite",
+    # Anthropic's page of Claude on Vertex AI names Claude Sonnet 3.5 (v2) `claude-3-5-sonnet-v2@20241022`
+    # there, Anthropic's own `claude-3-5-sonnet-20241022`
+    "claude-3-5-sonnet-v2-20241022": "claude-3-5-sonnet-20241022",
+    "claude-3-5-sonnet-v2": "claude-3-5-sonnet-20241022",
+    # Meta's Llama 3.2 of 11B and 90B are its vision models alone (Llama-3.2-11B-Vision-Instruct; the
+    # text models are 1B and 3B): Bedrock's `meta.llama3-2-11b-instruct-v1:0` is the 11B Vision Instruct
+    "llama-3-2-11b-instruct": "llama-3-2-11b-vision-instruct",
+    "llama-3-2-90b-instruct": "llama-3-2-90b-vision-instruct",
 }
 
 

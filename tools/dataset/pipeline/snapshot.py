@@ -3,6 +3,7 @@ statements behind them (lifecycle.py), limits history, kind (kinds.py), prices a
 prices, the sources, benchmarks and the build report (linked, left out, counts, coverage);
 render.py writes it out. docs/snapshot-format.md 5.2, 5.4, 5.6 and 8. Standard library only.
 """
+import re
 from collections import Counter, defaultdict
 
 from . import evidence, kinds, render, screen, take
@@ -15,6 +16,15 @@ from .sources.genai_prices import NOT_THE_MAKERS_PRICE, not_the_makers_price
 from .sources.litellm import per_character
 
 WINDOW = ("2024-11-01", None)               # price changes counted from here to generated_at
+
+
+def shown_name(name, model_id, latest_of):
+    """A source's name, without a "(latest)" the model no longer earns: where the maker's `-latest` id
+    of the model's slug names another model now (`latest_of`: alias id -> model id), as Mistral's
+    `ministral-8b-latest` names Ministral 3 8B since its card gave it that id (resolve.LATEST_NAMES),
+    models.dev's "Ministral 8B (latest)" would title the pinned Ministral 8B 24.10 as the moving alias."""
+    moved = latest_of.get(model_id + "-latest", model_id) != model_id
+    return re.sub(r"\s*\(latest\)", "", name).strip() if moved and "(latest)" in name else name
 
 
 class Snapshot:
@@ -43,6 +53,8 @@ class Snapshot:
         by_ent = defaultdict(list)
         for k, s in self.series.items():
             by_ent[k[0]].append((k, s))
+        latest_of = {a["id"]: m["id"] for m in self.models.values() for a in m.get("aliases", ())
+                     if a["id"].endswith("-latest")}
         for ent in sorted(self.models, key=lambda e: self.models[e]["id"]):
             meta = self.models[ent]
             rows = by_ent[ent]
@@ -80,7 +92,8 @@ class Snapshot:
                 [(k[1], s) for k, s in rows], gen, pages, self.shutdown_recorded)
             for rule, ch, field, day, srcs, detail in withheld:
                 self.tally.quarantine((ent, ch, field, None), rule, [Step(day, day, srcs=set(srcs))], detail)
-            name = md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1]
+            name = shown_name(md.get("name") or next((m.get("name") for ch in CHANNELS for _p, m, _r in self.gen_of.get((ent, ch), ()) if m.get("name")), None) or meta["id"].split(":", 1)[1],
+                              meta["id"], latest_of)
             models_out.append({
                 "id": meta["id"], "provider": ent[0], "name": name, "kind": kind, "modality": modality,
                 "input_modalities": inp, "output_modalities": outp, "status": status,

@@ -14,6 +14,7 @@ import unittest
 from pipeline import FACTS, REPO
 from pipeline.resolve import (LATEST_NAMES, OWN_API_NAMES, card_names, genai_ref, latest_named, litellm_ref,
                               modelsdev_ref)
+from pipeline.snapshot import shown_name
 from pipeline.sources.genai_prices import maker_hint
 
 
@@ -116,6 +117,66 @@ class OneModel(unittest.TestCase):
         tg, _ = genai_ref("together", "microsoft/phi-2")
         self.assertEqual(entity(fw), entity(tg))
         self.assertEqual(entity(tg), ("microsoft", "phi-2"))
+
+    def test_a_bedrock_version_the_makers_name_carries_is_the_makers_model(self):
+        """Bedrock's version rule takes `-v14`, `-v3`, `-v4:0`, `-v2`, `-v1:0` off an id; where the
+        maker's own name carries the version, the Bedrock id is still the maker's model
+        (resolve.SAME_MODEL; Cohere's models page maps `command` to `cohere.command-text-v14`):
+        litellm 1.109.1's keys and genai-prices 0.2.3's ids."""
+        def ll(key, prov):
+            ref, why = litellm_ref(key, {"litellm_provider": prov})
+            self.assertIsNotNone(ref, (key, why))
+            return entity(ref)
+        pairs = (
+            (ll("cohere.command-text-v14", "bedrock"), ll("command", "cohere"), ("cohere", "command")),
+            (ll("cohere.command-light-text-v14", "bedrock"), ll("command-light", "cohere_chat"),
+             ("cohere", "command-light")),
+            (ll("cohere.embed-english-v3", "bedrock"), ll("embed-english-v3.0", "cohere"),
+             ("cohere", "embed-english-v3-0")),
+            (ll("cohere.embed-multilingual-v3", "bedrock"), ll("embed-multilingual-v3.0", "cohere"),
+             ("cohere", "embed-multilingual-v3-0")),
+            (ll("cohere.embed-v4:0", "bedrock"), ll("cohere/embed-v4.0", "cohere"), ("cohere", "embed-v4-0")),
+            (ll("nvidia.nemotron-nano-9b-v2", "bedrock_converse"),
+             entity(genai_ref("openrouter", "nvidia/nemotron-nano-9b-v2")[0]), ("nvidia", "nemotron-nano-9b-v2")),
+            (ll("together_ai/nvidia/NVIDIA-Nemotron-Nano-9B-v2", "together_ai"),
+             ll("fireworks_ai/accounts/fireworks/models/nvidia-nemotron-nano-9b-v2", "fireworks_ai"),
+             ("nvidia", "nemotron-nano-9b-v2")),
+            (ll("amazon.nova-lite-v1:0", "bedrock_converse"), entity(genai_ref("openrouter", "amazon/nova-lite-v1")[0]),
+             ("amazon", "nova-lite")),
+            (ll("amazon.nova-2-lite-v1:0", "bedrock_converse"), entity(genai_ref("openrouter", "amazon/nova-lite-v1")[0]),
+             None),
+        )
+        for bedrock, other, same in pairs:
+            if same:
+                self.assertEqual((bedrock, other), (same, same))
+            else:                   # Nova 2 Lite is not Nova Lite
+                self.assertNotEqual(bedrock, other)
+
+    def test_a_hosts_own_name_of_one_makers_model(self):
+        # litellm 1.80.11's keys: Vertex AI's name of Claude Sonnet 3.5 (2024-10-22) is
+        # `claude-3-5-sonnet-v2@20241022` (Anthropic's page of Claude on Vertex AI); Bedrock's Llama 3.2
+        # 11B / 90B Instruct are Meta's Llama 3.2 11B / 90B Vision Instruct (the only 11B and 90B)
+        def ll(key, prov):
+            ref, why = litellm_ref(key, {"litellm_provider": prov})
+            self.assertIsNotNone(ref, (key, why))
+            return entity(ref)
+        own = ll("claude-3-5-sonnet-20241022", "anthropic")
+        for key in ("vertex_ai/claude-3-5-sonnet-v2@20241022", "vertex_ai/claude-3-5-sonnet-v2"):
+            self.assertEqual(ll(key, "vertex_ai-anthropic_models"), own, key)
+        self.assertNotEqual(ll("vertex_ai/claude-3-5-sonnet@20240620", "vertex_ai-anthropic_models"), own)
+        for size in ("11", "90"):
+            self.assertEqual(ll(f"meta.llama3-2-{size}b-instruct-v1:0", "bedrock"),
+                             ll(f"fireworks_ai/accounts/fireworks/models/llama-v3p2-{size}b-vision-instruct", "fireworks_ai"))
+        self.assertEqual(ll("meta.llama3-2-3b-instruct-v1:0", "bedrock"), ("meta", "llama-3-2-3b-instruct"))
+
+    def test_vertex_ais_revision_of_jamba_is_ai21s_model(self):
+        # litellm 1.109.1 prices `vertex_ai/jamba-1.5-large@001` beside `vertex_ai/jamba-1.5-large`, and
+        # lists `jamba-1.5-mini@001` under AI21's own API beside `jamba-1.5-mini`: one model each
+        for key, prov in (("vertex_ai/jamba-1.5-large@001", "vertex_ai-ai21_models"), ("jamba-1.5-mini@001", "ai21")):
+            rev, _ = litellm_ref(key, {"litellm_provider": prov})
+            plain, _ = litellm_ref(key.replace("@001", ""), {"litellm_provider": prov})
+            self.assertEqual(entity(rev), entity(plain))
+        self.assertEqual(entity(rev), ("ai21", "jamba-1-5-mini"))
 
     def test_one_model_two_channels_spell_apart(self):
         """resolve.SAME_MODEL on the real ids of the pinned sources: each pair is one model."""
@@ -321,6 +382,23 @@ class LatestAlias(unittest.TestCase):
         self.assertTrue(official)
         for p in official:
             self.assertEqual([(h["from"], h["price"]) for h in p["history"]], [("2024-10-09", "0.1"), ("2025-12-31", None)])
+
+
+    def test_the_pinned_model_is_not_titled_latest(self):
+        # models.dev names `mistral/ministral-8b` "Ministral 8B (latest)"; since the card gave
+        # `ministral-8b-latest` to Ministral 3 8B, that title would call the pinned Ministral 8B 24.10 the
+        # moving alias: snapshot.shown_name drops it (audit-2026-11-27-s32-dups.md)
+        snap = json.loads(gzip.decompress((REPO / "data" / "snapshot.json.gz").read_bytes()))
+        models = {m["id"]: m for m in snap["models"]}
+        self.assertEqual(models["mistral:ministral-8b"]["name"], "Ministral 8B")
+        moved = {"mistral:ministral-8b-latest": "mistral:ministral-8b-2512"}
+        self.assertEqual(shown_name("Ministral 8B (latest)", "mistral:ministral-8b", moved), "Ministral 8B")
+        self.assertEqual(shown_name("Ministral 8B (latest)", "mistral:ministral-8b", {}), "Ministral 8B (latest)")
+        # no published "(latest)" title is on a model whose `-latest` id another model holds
+        latest_of = {a["id"]: m["id"] for m in snap["models"] for a in m["aliases"] if a["id"].endswith("-latest")}
+        for m in snap["models"]:
+            if "(latest)" in m["name"]:
+                self.assertEqual(latest_of.get(m["id"] + "-latest", m["id"]), m["id"], m["id"])
 
 
 class FormerIds(unittest.TestCase):
