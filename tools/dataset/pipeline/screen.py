@@ -95,25 +95,23 @@ def unit_errors(figures):
           family agrees on the price the figure is 1,000 times of.
     litellm 1.80.6 to 1.109.1 give Cohere's `embed-multilingual-light-v3.0` 0.0001 per token (100
     per 1M), its own `oci/` row 1e-07 (a channel not published, so not compared) and every other
-    Cohere embedding model on Cohere's API 0.08 to 0.12 per 1M. Returns {series key: {price: [(release label, what it was compared with)]}}."""
+    Cohere embedding model on Cohere's API 0.08 to 0.12 per 1M.
+    Returns {series key: {price: [(release label, what it was compared with)]}}."""
+    lo, hi = UNIT_SLIP / UNIT_SLIP_TOLERANCE, UNIT_SLIP * UNIT_SLIP_TOLERANCE
     out = defaultdict(lambda: defaultdict(list))
     for release, rows in figures.items():
+        rows = {key: vk for key, vk in rows.items() if vk[0]}
         by_model, by_family = defaultdict(dict), defaultdict(dict)
+        for (ent, ch, *rest), (v, kind) in rows.items():
+            by_model[(ent, *rest)][ch] = v
+            by_family[(ent[0], ch, kind, *rest)][ent[1]] = v
         for key, (v, kind) in rows.items():
-            if v:
-                (maker, model), ch, rest = key[0], key[1], key[2:]
-                by_model[((maker, model), rest)][ch] = v
-                by_family[(maker, ch, rest, kind)][model] = v
-        for key, (v, kind) in rows.items():
-            if not v:
-                continue
-            (maker, model), ch, rest = key[0], key[1], key[2:]
-            lo, hi = UNIT_SLIP / UNIT_SLIP_TOLERANCE, UNIT_SLIP * UNIT_SLIP_TOLERANCE
-            other = sorted((c, w) for c, w in by_model[(key[0], rest)].items() if c != ch and lo <= v / w <= hi)
+            (maker, model), ch, *rest = key
+            other = sorted((c, w) for c, w in by_model[(key[0], *rest)].items() if c != ch and lo <= v / w <= hi)
             if other:
                 out[key][v].append((release, "the model on " + ", ".join(f"{c} at {w}" for c, w in other)))
                 continue
-            sib = sorted((m, w) for m, w in by_family[(maker, ch, rest, kind)].items() if m != model)
+            sib = sorted((m, w) for m, w in by_family[(maker, ch, kind, *rest)].items() if m != model)
             ws = [w for _m, w in sib]
             if (len(sib) >= UNIT_SIBLINGS and all(w * UNIT_OUTLIER <= v for w in ws)
                     and min(ws) / UNIT_SLIP_TOLERANCE <= v / UNIT_SLIP <= max(ws) * UNIT_SLIP_TOLERANCE):
