@@ -7,6 +7,7 @@ only.
 """
 import re
 from collections import defaultdict
+from decimal import Decimal
 
 from . import events, evidence, screen, take
 from .lifecycle import SHUTDOWN_OVERRULED, SHUTDOWN_UNSTATED, end_date
@@ -30,9 +31,21 @@ class Finisher:
     def finish_series(self):
         """Finish every series (finish_one): the standard ones first, then the conditional ones,
         which live only within their standard series (within_standard)."""
+        self.unit_wrong = screen.unit_errors(self.release_figures())
         for series in (self.series, self.cond_series):
             for key in [key for key, s in series.items() if not self.finish_one(key, s)]:
                 del series[key]
+
+    def release_figures(self):
+        """{"litellm <version>": {series key: (price per 1M, the row's `mode`)}}: what each
+        release gives every series, standard and conditional, for screen.unit_errors."""
+        out = {f"litellm {ver}": {} for ver, _d, _x in self.releases}
+        for series in (self.series, self.cond_series):
+            for key, s in series.items():
+                for (_d, k, v), (ver, _rd, data) in zip(s["obs"] or (), self.releases):
+                    if v is not None:
+                        out[f"litellm {ver}"][key] = (Decimal(v), data.get(k, {}).get("mode"))
+        return out
 
     def finish_one(self, key, s):
         """Shutdown dates, launch-date back-fill, sources, the screen, last_verified_at, source
@@ -112,6 +125,16 @@ class Finisher:
             self.tally.listed_now.add(ent)        # a source lists a current price: must be served
         for st, srcs in zip(steps, self.step_sources(steps, s)):
             st.srcs = set(srcs)
+        if key in self.unit_wrong:
+            rest, slipped, detail = screen.drop_unit_errors(steps, self.unit_wrong[key])
+            rest = finalize(rest)
+            if slipped and rest:
+                self.tally.quarantine(key, screen.UNIT_ERROR, slipped, detail)
+                steps = rest
+            elif slipped:
+                # every figure is one: left out whole when the snapshot is written (Snapshot.kept),
+                # so the model stays listed and its lifecycle is read from this series too
+                s["unit_error"] = detail
         shown = {}
         if len(key) == 4:
             # the providers' notices state rates of prices[], never a conditional rate

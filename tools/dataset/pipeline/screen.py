@@ -5,6 +5,7 @@ keeps plus what it removed, so the build can list every screened-out figure with
 quarantine report (data/quarantine.json); nothing is dropped silently. The rules, with a real
 example each, are in docs/publishing.md ("Screens"). Standard library only.
 """
+from collections import defaultdict
 from decimal import Decimal
 
 from .series import Step, days_between, finalize, next_day
@@ -17,6 +18,10 @@ BIG_MOVE = Decimal(10)  # a move of this factor or more needs a second source
 MAX_MOVE = Decimal(20)  # beyond this no source is believed: the publisher refuses such steps
 FIRST_LAUNCH = "2015-01-01"  # no token-priced model launched before: an earlier launch date is a placeholder
 PLACEHOLDER_YEARS = 10  # a shutdown this many years after the release stating it is a placeholder
+UNIT_SLIP = Decimal(1000)  # a per-1K figure entered as a per-token one reads 1,000 times the price
+UNIT_SLIP_TOLERANCE = Decimal("1.1")  # the other figure may differ by 10% (a regional premium, a sibling's price)
+UNIT_OUTLIER = Decimal(100)  # every sibling at least this far below the figure: none of them is priced near it
+UNIT_SIBLINGS = 2  # the fewest siblings whose agreement makes a family's price
 
 UNDONE = "undone within 60 days: a correction, not two events"
 UNBACKED = "move of 10x or more shown by one source only"
@@ -36,6 +41,8 @@ LIMIT_UNDATED = "limit move no provider page dates: restated (the newer figure o
 REGION_ROW = "regional or data-zone figure (1.1x the global row): restated to the global row, not an event"
 ALIAS_MOVED = "alias moved: a -latest id pointing to another model, history before the move left out"
 OUTSIDE_STANDARD = "conditional rate outside its standard series' span: no offer before it starts or after it ends"
+UNIT_ERROR = ("figure 1,000 times the same release's price of the model on another channel or of its maker's "
+              "other models of its kind on the channel: a unit error (a per-1K figure entered per token), not an offer")
 PER_CHARACTER = "billed per character on its channel (a per-character price beside each per-token one): no per-token price"
 
 # channels that list a model per deployment region, the data-zone / regional rows at a premium
@@ -73,6 +80,61 @@ def after_row_shutdown(steps, day, row_from=None):
         return steps, []
     late = [x for x in steps if x.date > day and x.value is not None and not x.genai]
     return (finalize([x for x in steps if x not in late]), late) if late else (steps, [])
+
+
+def unit_errors(figures):
+    """The figures a release source gives 1,000 times too high (a per-1K price entered as a
+    per-token one). `figures`: {release label: {series key: (price per 1M, the row's kind)}}, the
+    key (entity, channel, component, tier, condition...) with entity (maker, model). In the same
+    release, a figure is a unit error where
+      (a) the same model, component, tier and condition on another channel is priced at 1/1,000 of
+          it (within UNIT_SLIP_TOLERANCE), or
+      (b) UNIT_SIBLINGS or more other models of the same maker and kind are priced on the same
+          channel, component, tier and condition, every one at least UNIT_OUTLIER times below it,
+          and the figure / 1,000 lies within their span (widened by UNIT_SLIP_TOLERANCE): the
+          family agrees on the price the figure is 1,000 times of.
+    litellm 1.80.6 to 1.109.1 give Cohere's `embed-multilingual-light-v3.0` 0.0001 per token (100
+    per 1M), its own `oci/` row 1e-07 (a channel not published, so not compared) and every other
+    Cohere embedding model on Cohere's API 0.08 to 0.12 per 1M.
+    Returns {series key: {price: [(release label, what it was compared with)]}}."""
+    lo, hi = UNIT_SLIP / UNIT_SLIP_TOLERANCE, UNIT_SLIP * UNIT_SLIP_TOLERANCE
+    out = defaultdict(lambda: defaultdict(list))
+    for release, rows in figures.items():
+        rows = {key: vk for key, vk in rows.items() if vk[0]}
+        by_model, by_family = defaultdict(dict), defaultdict(dict)
+        for (ent, ch, *rest), (v, kind) in rows.items():
+            by_model[(ent, *rest)][ch] = v
+            by_family[(ent[0], ch, kind, *rest)][ent[1]] = v
+        for key, (v, kind) in rows.items():
+            (maker, model), ch, *rest = key
+            other = sorted((c, w) for c, w in by_model[(key[0], *rest)].items() if c != ch and lo <= v / w <= hi)
+            if other:
+                out[key][v].append((release, "the model on " + ", ".join(f"{c} at {w}" for c, w in other)))
+                continue
+            sib = sorted((m, w) for m, w in by_family[(maker, ch, kind, *rest)].items() if m != model)
+            ws = [w for _m, w in sib]
+            if (len(sib) >= UNIT_SIBLINGS and all(w * UNIT_OUTLIER <= v for w in ws)
+                    and min(ws) / UNIT_SLIP_TOLERANCE <= v / UNIT_SLIP <= max(ws) * UNIT_SLIP_TOLERANCE):
+                out[key][v].append((release, f"the other {kind or 'unlabelled'} models of {maker} on {ch}: "
+                                             + ", ".join(f"{m} {w}" for m, w in sib)))
+    return {k: dict(v) for k, v in out.items()}
+
+
+def drop_unit_errors(steps, wrong):
+    """Leaves out the steps at a figure `unit_errors` found (`wrong`: {price: [(release, compared
+    with)]}) unless a source of another lineage (genai-prices, a provider's page) gives it too.
+    Returns (steps, removed, the detail: each comparison with the releases that show it)."""
+    removed = [st for st in steps if st.value is not None and Decimal(st.value) in wrong
+               and independent_sources(st.srcs) <= {"litellm"}]
+    if not removed:
+        return steps, [], None
+    seen = defaultdict(list)
+    for st in removed:
+        for release, against in wrong[Decimal(st.value)]:
+            if release not in seen[(st.value, against)]:
+                seen[(st.value, against)].append(release)
+    detail = "; ".join(f"{v} against {against} ({', '.join(rels)})" for (v, against), rels in seen.items())
+    return [st for st in steps if st not in removed], removed, detail
 
 
 def independent_sources(srcs):

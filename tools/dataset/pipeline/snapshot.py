@@ -176,7 +176,9 @@ class Snapshot:
           that its figure is not the maker's USD price (not_the_makers_price: OpenRouter's figure,
           "Imported from OpenRouter pricing; verify against OpenAI pricing ..." on gpt-oss-120b;
           Zhipu's yuan prices divided by 7.25, "Zhipu AI does not publish USD prices"), the note
-          its detail.
+          its detail;
+        - a series every figure of which is a unit error (screen.unit_errors, marked by the
+          Finisher): Cohere's embed-multilingual-light-v3.0 at 100 per 1M on Cohere's API.
         The model stays listed (its lifecycle is read from all its series); one left with no price
         is served with none (`unpriced`: no longer counted as listed with a current price)."""
         ent, ch, comp = key[:3]
@@ -188,6 +190,8 @@ class Snapshot:
             rule = kinds.PER_STEP_IMAGE_RULE
         elif screened := self.channel_screen(ent, ch):
             rule, detail = screened
+        elif s.get("unit_error"):
+            rule, detail = screen.UNIT_ERROR, s["unit_error"]
         else:
             return True
         steps = finalize(s["steps"])

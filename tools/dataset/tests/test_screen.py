@@ -6,6 +6,7 @@ Standard library only.
     python3 -m unittest discover -s tools/dataset -p 'test_*.py'
 """
 import unittest
+from decimal import Decimal
 
 from pipeline import screen
 from pipeline.series import Step
@@ -206,10 +207,6 @@ class LimitScreens(unittest.TestCase):
         self.assertEqual(prices(removed), [("2025-02-04", "65536")])
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class BundledRowShutdown(unittest.TestCase):
     """The bundled snapshot: xAI's retired ids keep xAI's own prices, not grok-4.3's."""
 
@@ -231,3 +228,82 @@ class BundledRowShutdown(unittest.TestCase):
         self.assertEqual(self.current("xai:grok-4", "azure", "output"), "15")
         late = [q for q in self.quarantine if q["model"] == "xai:grok-4" and q["rule"] == screen.AFTER_ROW_SHUTDOWN]
         self.assertIn(("official", "input", "1.25"), {(q["channel"], q["component"], s["price"]) for q in late for s in q["steps"]})
+
+
+def release(rows, kind="embedding"):
+    """{series key: (price per 1M, kind)} of one release from (maker, model, channel, price) rows,
+    input tokens, standard tier."""
+    return {((mk, m), ch, "input", "standard"): (Decimal(v), kind) for mk, m, ch, v in rows}
+
+
+# litellm 1.109.1 (2026-11-12): Cohere's embedding rows on Cohere's API, per 1M input tokens
+COHERE_1_109_1 = [("cohere", "embed-english-light-v3-0", "official", "0.1"), ("cohere", "embed-english-v3-0", "official", "0.1"),
+                  ("cohere", "embed-multilingual-v3-0", "official", "0.1"), ("cohere", "embed-v4-0", "official", "0.12"),
+                  ("cohere", "embed-v5-0-fast", "official", "0.08"), ("cohere", "embed-v5-0-pro", "official", "0.12"),
+                  ("cohere", "embed-multilingual-light-v3-0", "official", "100")]
+LIGHT = (("cohere", "embed-multilingual-light-v3-0"), "official", "input", "standard")
+
+
+class UnitErrors(unittest.TestCase):
+    def test_a_figure_1000_times_its_family_is_a_unit_error(self):
+        # litellm 1.109.1 gives embed-multilingual-light-v3.0 input_cost_per_token 0.0001 (100 per
+        # 1M); every other Cohere embedding model on Cohere's API is 0.08 to 0.12 per 1M
+        found = screen.unit_errors({"litellm 1.109.1": release(COHERE_1_109_1)})
+        self.assertEqual(list(found), [LIGHT])
+        [(rel, against)] = found[LIGHT][Decimal(100)]
+        self.assertEqual(rel, "litellm 1.109.1")
+        self.assertIn("embed-v5-0-fast 0.08", against)
+
+    def test_a_figure_1000_times_the_model_on_another_channel_is_a_unit_error(self):
+        # the same release's `oci/cohere.embed-multilingual-light-v3.0` row: 1e-07 per token
+        rows = release([COHERE_1_109_1[-1], ("cohere", "embed-multilingual-light-v3-0", "oci", "0.1")])
+        found = screen.unit_errors({"litellm 1.109.1": rows})
+        self.assertEqual(list(found), [LIGHT])
+        self.assertEqual(found[LIGHT][Decimal(100)], [("litellm 1.109.1", "the model on oci at 0.1")])
+
+    def test_a_family_of_one_decides_nothing(self):
+        rows = release([COHERE_1_109_1[0], COHERE_1_109_1[-1]])
+        self.assertEqual(screen.unit_errors({"litellm 1.109.1": rows}), {})
+
+    def test_an_expensive_model_of_a_cheap_family_is_no_unit_error(self):
+        # litellm 1.53.1: OpenRouter's mistral-large output 24 per 1M (Mistral Large 2402's true
+        # price) beside Mistral 7B Instruct 0.13 and Mixtral 8x22B 0.65: 37 to 185 times its family,
+        # not 1,000 times their level; the release's chat rows of Mistral on OpenRouter
+        rows = {(("mistral", m), "openrouter", "output", "standard"): (Decimal(v), "chat")
+                for m, v in (("mistral-large", "24"), ("mistral-7b-instruct", "0.13"), ("mixtral-8x22b-instruct", "0.65"))}
+        self.assertEqual(screen.unit_errors({"litellm 1.53.1": rows}), {})
+
+    def test_another_kind_is_no_family(self):
+        # the same figures with the light model's row a chat row: no embedding family to compare
+        rows = release(COHERE_1_109_1[:-1])
+        rows[LIGHT] = (Decimal(100), "chat")
+        self.assertEqual(screen.unit_errors({"litellm 1.109.1": rows}), {})
+
+    def test_only_the_slipped_figure_is_dropped(self):
+        wrong = {Decimal(100): [("litellm 1.109.1", "the model on oci at 0.1")]}
+        s = steps(("2025-11-26", "100"), ("2026-12-01", "0.1"),
+                  srcs={"2025-11-26": {"litellm 1.109.1", "llmledger 0.2.0"}, "2026-12-01": {"litellm 1.110.0"}})
+        kept, removed, detail = screen.drop_unit_errors(s, wrong)
+        self.assertEqual((prices(kept), prices(removed)), ([("2026-12-01", "0.1")], [("2025-11-26", "100")]))
+        self.assertEqual(detail, "100 against the model on oci at 0.1 (litellm 1.109.1)")
+
+    def test_a_figure_another_lineage_gives_stays(self):
+        s = steps(("2025-11-26", "100"), srcs={"2025-11-26": {"litellm 1.109.1", "genai-prices 0.2.3"}})
+        self.assertEqual(screen.drop_unit_errors(s, {Decimal(100): [("litellm 1.109.1", "x")]}), (s, [], None))
+
+
+class BundledUnitError(unittest.TestCase):
+    """The bundled snapshot: Cohere's embed-multilingual-light-v3.0 stays listed, with no price."""
+
+    def test_the_slipped_series_is_left_out_and_the_model_listed(self):
+        snap, models, quarantine = bundled()
+        self.assertIn("cohere:embed-multilingual-light-v3.0", models)
+        self.assertFalse([p for p in snap["prices"] if p["model"] == "cohere:embed-multilingual-light-v3.0"])
+        hits = [q for q in quarantine if q["rule"] == screen.UNIT_ERROR]
+        self.assertEqual([(q["model"], q["channel"], q["component"], [s["price"] for s in q["steps"]]) for q in hits],
+                         [("cohere:embed-multilingual-light-v3.0", "official", "input", ["100"])])
+        self.assertNotIn("cohere:embed-multilingual-light-v3.0", snap["report"]["coverage"]["not_served"])
+
+
+if __name__ == "__main__":
+    unittest.main()
