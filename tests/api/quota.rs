@@ -32,6 +32,22 @@ pub(crate) async fn set_plan(db: &TestDb, plan: &str, quota: Option<i32>, burst:
         .expect("set plan");
 }
 
+/// Every shard given up to the database for an hour, as after a handover
+/// (docs/keys.md, "Another process"): no process claims one, and the
+/// database counts every subject, also those of the plans admitted in memory.
+pub(crate) async fn shards_counted_by_the_database(db: &TestDb) {
+    db.client()
+        .await
+        .execute(
+            "insert into pricing.admission_shards (shard, shared_until)
+             select s, now() + interval '1 hour' from generate_series(0, 63) as s
+             on conflict (shard) do update set shared_until = excluded.shared_until",
+            &[],
+        )
+        .await
+        .expect("shards given to the database");
+}
+
 /// Gives `plan` a quota window that cannot end while a test runs: windows
 /// are aligned to the Unix epoch, and this one runs from it to 2038-01-19.
 /// A test that counts a quota exactly would otherwise see a second window
@@ -178,6 +194,8 @@ async fn a_caller_over_its_burst_rate_is_refused_locally_until_a_token_is_due() 
     let db = TestDb::new().await;
     // One token a second: after a refusal, the next token is up to 1 s away.
     set_plan(&db, "anonymous", Some(1000), Some(1)).await;
+    // The database path's refusals (a shard's holder refuses in memory).
+    shards_counted_by_the_database(&db).await;
     let app = TestApp::spawn(&db.config).await;
     let accountant = app.state.access().accountant();
     assert_eq!(app.get(NOWHERE).await.status(), 404);

@@ -31,7 +31,10 @@
 //!   it. A claim locks the shard row before it reads the shard's counts, and
 //!   `api.admit_batch` reads the shard rows `FOR KEY SHARE`, so no admission
 //!   by the database is missed by a claim; a shard being claimed or given up
-//!   admits nothing in this process until that is done.
+//!   admits nothing in this process until that is done (a request of a shard
+//!   being claimed waits; one of a shard being given up or not renewed in
+//!   time is asked of the database, which defers it while the lease is this
+//!   process's own).
 //! - The holder admits in memory only until [`LEASE_MARGIN`] before its
 //!   lease ends by its own clock (measured from when it sent the renewal,
 //!   so before the database's end of the lease), and admits at most
@@ -351,10 +354,12 @@ fn decide(count: &mut Count, plan: &Plan, now_us: i64) -> Grant {
 pub(super) enum Local {
     /// Decided in memory.
     Decided(Decision),
-    /// Its shard is being claimed or given up, or the subject has
-    /// [`PENDING_CAP`] admissions not written back: ask again after a round.
+    /// Its shard is being claimed, or the subject has [`PENDING_CAP`]
+    /// admissions not written back: ask again after a round.
     Wait,
-    /// By the database (`api.admit_batch`).
+    /// By the database (`api.admit_batch`): its plan is not admitted in
+    /// memory, or its shard is not held here, is being given up or was not
+    /// renewed in time.
     Database,
 }
 
@@ -455,11 +460,19 @@ impl Shards {
                 self.seen[index].fetch_add(1, Ordering::Relaxed);
                 return Local::Database;
             }
-            Status::Claiming | Status::Closing | Status::Lapsed => return Local::Wait,
+            Status::Claiming => return Local::Wait,
+            // Not admitted here until a round is through: asked of the
+            // database, which defers them while the lease is still this
+            // process's (its next round gives the shard up or renews it) and
+            // counts them once it is not. With the database unreachable they
+            // so go ahead uncounted within the database path's bound, as
+            // every other request does, instead of waiting out a round that
+            // cannot come.
+            Status::Closing | Status::Lapsed => return Local::Database,
             Status::Held { until } if until <= now => {
                 shard.status = Status::Lapsed;
                 self.wake.notify_one();
-                return Local::Wait;
+                return Local::Database;
             }
             Status::Held { .. } => {}
         }
@@ -477,7 +490,7 @@ impl Shards {
             Entry::Vacant(_) if full => {
                 *status = Status::Closing;
                 self.wake.notify_one();
-                return Local::Wait;
+                return Local::Database;
             }
             Entry::Vacant(new) => new.insert(fresh(taints, &plan, now_us)),
         };
