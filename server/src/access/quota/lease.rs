@@ -7,15 +7,18 @@ use std::time::{Duration, Instant};
 use super::decision::{Decision, Subject, Waiters, unix_now};
 use super::grants::{Grant, Release};
 
-/// A lease holds about this long of its subject's recent traffic.
-pub const LEASE_SPAN: Duration = Duration::from_millis(10);
+/// A lease holds about this long of its subject's recent traffic; the next
+/// call goes out with half of it left, so a call may take this long's half
+/// before the subject's requests wait for it (on a loaded machine, 10 ms
+/// left them waiting: docs/keys.md).
+pub const LEASE_SPAN: Duration = Duration::from_millis(40);
 /// Leased units not used within this long go back to the database; it also
 /// bounds a lease by what the subject's bucket refills in that time.
 pub const LEASE_TTL: Duration = Duration::from_millis(100);
 /// A lease takes at most this fraction (1/N) of what is left of the window.
 pub const LEASE_SHARE_OF_REMAINING: u32 = 64;
 /// The most units leased at once.
-const MAX_LEASE: u32 = 1024;
+const MAX_LEASE: u32 = 4096;
 
 /// Units a call took ahead of requests: `grant.decision(next)` is the next one.
 #[derive(Debug)]
@@ -48,6 +51,15 @@ fn refill_per_ttl(burst: i32) -> u32 {
     u32::try_from(per_ttl).unwrap_or(u32::MAX)
 }
 
+/// A subject's limits as its last answer gave them.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    /// What was left of the window (None: no quota).
+    window_left: Option<u32>,
+    /// The plan's burst rate (None: unlimited).
+    burst: Option<i32>,
+}
+
 /// One subject's requests in this process.
 #[derive(Debug)]
 pub(super) struct Slot {
@@ -63,10 +75,8 @@ pub(super) struct Slot {
     /// lease is sized by.
     pub(super) demand: u32,
     pub(super) last_call: Option<Instant>,
-    /// From the last answer: what was left of the window (None: no quota)
-    /// and the plan's burst rate (None: unlimited).
-    window_left: Option<u32>,
-    burst: Option<i32>,
+    /// From the last answer (None: none yet, the plan's limits unknown).
+    limits: Option<Limits>,
     /// The last time a request arrived.
     pub(super) seen: Instant,
     /// Deferred by the database (another process holds the subject's
@@ -83,8 +93,7 @@ impl Slot {
             leases: VecDeque::new(),
             demand: 0,
             last_call: None,
-            window_left: None,
-            burst: None,
+            limits: None,
             seen: now,
             deferred_until: None,
         }
@@ -114,10 +123,12 @@ impl Slot {
     /// left of the window, the plan's burst, and the units beyond the `n` as
     /// a lease (returns how many).
     pub(super) fn keep(&mut self, grant: Grant, n: usize, sent: Instant) -> usize {
-        self.window_left = grant
-            .quota
-            .map(|q| u32::try_from(q - grant.used.unwrap_or(q)).unwrap_or(0));
-        self.burst = grant.burst;
+        self.limits = Some(Limits {
+            window_left: grant
+                .quota
+                .map(|q| u32::try_from(q - grant.used.unwrap_or(q)).unwrap_or(0)),
+            burst: grant.burst,
+        });
         let leased = grant.granted.saturating_sub(n);
         if leased > 0 {
             let window_end = grant.reset_at.map_or(LEASE_TTL, |end| {
@@ -155,18 +166,21 @@ impl Slot {
 
     /// How many units the next call should take ahead of its requests: about
     /// [`LEASE_SPAN`] of the demand since the last call, within the limits
-    /// the module documentation gives. Zero for a subject seen once.
+    /// the module documentation gives. Zero until an answer gave the
+    /// subject's limits (a subject seen once, or whose calls were deferred:
+    /// a lease sized without them could take a small quota's rest, which
+    /// the requests at another process then find used).
     pub(super) fn lease_size(&self, now: Instant) -> u32 {
-        let Some(last) = self.last_call else {
+        let (Some(last), Some(limits)) = (self.last_call, self.limits) else {
             return 0;
         };
         let elapsed = now.saturating_duration_since(last).as_micros().max(1);
         let wanted = u128::from(self.demand) * LEASE_SPAN.as_micros() / elapsed;
         let mut size = u32::try_from(wanted).unwrap_or(u32::MAX).min(MAX_LEASE);
-        if let Some(left) = self.window_left {
+        if let Some(left) = limits.window_left {
             size = size.min(left / LEASE_SHARE_OF_REMAINING);
         }
-        if let Some(burst) = self.burst {
+        if let Some(burst) = limits.burst {
             size = size.min(refill_per_ttl(burst));
         }
         size
@@ -176,7 +190,9 @@ impl Slot {
     /// one token in [`LEASE_TTL`], so that it never gets a lease (the
     /// built-in anonymous and free plans).
     pub(super) fn never_leases(&self) -> bool {
-        self.burst.is_some_and(|burst| refill_per_ttl(burst) == 0)
+        self.limits
+            .and_then(|l| l.burst)
+            .is_some_and(|burst| refill_per_ttl(burst) == 0)
     }
 
     /// Whether the slot holds nothing worth keeping: no call, no waiters, no
@@ -199,20 +215,23 @@ mod tests {
         let mut slot = Slot::new(start);
         slot.last_call = Some(start);
         slot.demand = demand;
-        slot.window_left = window_left;
-        slot.burst = burst;
+        slot.limits = Some(Limits { window_left, burst });
         (slot, start + Duration::from_millis(1))
     }
 
     #[test]
-    fn a_lease_holds_about_ten_milliseconds_of_the_recent_rate() {
-        // 50 requests in 1 ms: 50,000 a second, so 500 in 10 ms.
+    fn a_lease_holds_about_forty_milliseconds_of_the_recent_rate() {
+        // 50 requests in 1 ms: 50,000 a second, so 2,000 in 40 ms.
         let (slot, now) = busy_slot(50, None, None);
-        assert_eq!(slot.lease_size(now), 500);
-        // 1 request in 1 ms: 10; a subject seen once gets none.
-        assert_eq!(busy_slot(1, None, None).0.lease_size(now), 10);
+        assert_eq!(slot.lease_size(now), 2000);
+        // 1 request in 1 ms: 40; a subject seen once gets none.
+        assert_eq!(busy_slot(1, None, None).0.lease_size(now), 40);
         assert_eq!(Slot::new(now).lease_size(now), 0);
         assert_eq!(busy_slot(100_000, None, None).0.lease_size(now), MAX_LEASE);
+        // Called, but no answer gave its limits yet (deferred): none.
+        let mut deferred = busy_slot(50, None, None).0;
+        deferred.limits = None;
+        assert_eq!(deferred.lease_size(now), 0);
     }
 
     #[test]
