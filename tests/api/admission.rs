@@ -294,6 +294,20 @@ async fn used(db: &TestDb, a: usize) -> Option<i32> {
         .map(|row| row.get(0))
 }
 
+/// Waits until the database holds `n` used for each of `addresses`: a
+/// holder writes counts back within WRITE_EVERY (10 s).
+async fn written_back(db: &TestDb, addresses: std::ops::Range<usize>, n: i32) {
+    eventually("counts written back", Duration::from_secs(20), async || {
+        for a in addresses.clone() {
+            if used(db, a).await != Some(n) {
+                return None;
+            }
+        }
+        Some(())
+    })
+    .await;
+}
+
 async fn stats(server: &Served, http: &reqwest::Client) -> serde_json::Value {
     server.healthz(http).await["quota_accounting"].clone()
 }
@@ -370,16 +384,7 @@ async fn one_process_holding_the_shards_admits_in_memory_exactly_and_writes_the_
         calls < 50,
         "admitted in memory, not by api.admit_batch: {before} {after}"
     );
-    // Every count is written back within WRITE_EVERY (10 s).
-    eventually("counts written back", Duration::from_secs(20), async || {
-        for a in 0..200 {
-            if used(&db, a).await != Some(5) {
-                return None;
-            }
-        }
-        Some(())
-    })
-    .await;
+    written_back(&db, 0..200, 5).await;
 }
 
 /// A flood of new addresses, one request each, leaves most counts in
@@ -526,15 +531,7 @@ async fn a_process_killed_holding_shards_loses_no_more_than_its_pending_cap_and_
     // (WRITE_EVERY, 10 s); 50..100: 3 more just before the process is killed.
     let written = from_each(&http, 0..50, 3, to(doomed_url.clone())).await;
     assert!(written.iter().all(|(_, s)| admitted(s) == 3));
-    eventually("written back", Duration::from_secs(20), async || {
-        for a in 0..50 {
-            if used(&db, a).await != Some(4) {
-                return None;
-            }
-        }
-        Some(())
-    })
-    .await;
+    written_back(&db, 0..50, 4).await;
     let pending = from_each(&http, 50..100, 3, to(doomed_url)).await;
     assert!(pending.iter().all(|(_, s)| admitted(s) == 3));
     // The shards the doomed process holds when it dies: their subjects are

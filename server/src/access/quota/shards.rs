@@ -96,6 +96,8 @@ pub const WRITE_AT: u8 = 2;
 /// written at a handover, and the taint covers them if the process dies):
 /// a burst of new addresses shorter than this costs the database no write.
 pub const WRITE_EVERY: Duration = Duration::from_secs(10);
+/// [`WRITE_EVERY`] in the milliseconds of [`Shards::stamp`].
+const WRITE_EVERY_MS: u32 = WRITE_EVERY.as_millis() as u32;
 /// The most counts a round writes because they waited [`WRITE_EVERY`] (at
 /// most one such write every [`RENEW_EVERY`]: 2,560 a second). A flood of
 /// new addresses, one request each, would otherwise have the database write
@@ -465,9 +467,9 @@ impl Shards {
             // database, which defers them while the lease is still this
             // process's (its next round gives the shard up or renews it) and
             // counts them once it is not. With the database unreachable they
-            // so go ahead uncounted within the database path's bound, as
-            // every other request does, instead of waiting out a round that
-            // cannot come.
+            // go ahead uncounted within the database path's bound, as every
+            // other request does, instead of waiting out a round that cannot
+            // come.
             Status::Closing | Status::Lapsed => return Local::Database,
             Status::Held { until } if until <= now => {
                 shard.status = Status::Lapsed;
@@ -871,7 +873,6 @@ impl Shards {
         let mut write = Write::new();
         let mut trickled = 0;
         let stamp = self.stamp(now);
-        let write_every = u32::try_from(WRITE_EVERY.as_millis()).unwrap_or(u32::MAX);
         for index in 0..SHARDS {
             let mut shard = self.shard(index);
             if let Status::Held { until } = shard.status
@@ -909,7 +910,7 @@ impl Shards {
             }
             while room(&write)
                 && listed.front().is_some_and(|&(_, at)| {
-                    whole || (trickled < trickle && stamp.wrapping_sub(at) >= write_every)
+                    whole || (trickled < trickle && stamp.wrapping_sub(at) >= WRITE_EVERY_MS)
                 })
             {
                 trickled += usize::from(!whole);
