@@ -188,6 +188,18 @@ describe("the pages beside the calculator", () => {
       await page.waitForSelector("body[data-chart=ready]");
     });
 
+    test("a model no channel prices now says so in its prices", async () => {
+      // Cohere's embed-multilingual-light-v3.0: its only figure, litellm's 100 per 1M, is a unit
+      // error (docs/publishing.md, "Screens"), so no price is in effect.
+      await page.goto(`${base}/demo/model.html?id=cohere:embed-multilingual-light-v3.0`);
+      await page.waitForSelector("body[data-ready=true]");
+      assert.equal(await page.textContent("#prices tbody"), "No price is in effect on any channel now.");
+      assert.equal(await page.$$eval("#prices tbody tr[data-channel]", (rows) => rows.length), 0);
+      // back to o3's page for the tests that follow
+      await page.goto(`${base}/demo/model.html?id=openai:o3`);
+      await page.waitForSelector("body[data-chart=ready]");
+    });
+
     test("another component redraws from the same card, and the address keeps it", async () => {
       await page.selectOption("#component", "output");
       await page.waitForFunction(() => document.body.dataset.chart === "ready" && window.location.search.includes("component=output"));

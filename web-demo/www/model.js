@@ -82,17 +82,19 @@ function renderPrices(card) {
     row.promotion ||= r.promotion;
   }
   const order = (r) => CHANNELS.indexOf(r.channel) * 10 + TIERS.indexOf(r.tier);
-  $("prices").querySelector("tbody").replaceChildren(
-    ...[...rows.values()].sort((a, b) => order(a) - order(b)).map((r) =>
-      el("tr", { "data-channel": r.channel, "data-tier": r.tier },
-        el("th", { scope: "row" }, r.channel),
-        el("td", {}, r.tier),
-        ...COMPONENTS.map((c) => el("td", { class: "num", "data-component": c, "data-exact": r[c] ?? "" }, price(r[c]))),
-        el("td", {}, r.since,
-          r.stale ? el("span", { class: "tag warn", title: "Not confirmed by its source in the last 30 days" }, "stale") : null,
-          r.promotion ? promotionTag(r.promotion) : null),
-      )),
-  );
+  const lines = [...rows.values()].sort((a, b) => order(a) - order(b)).map((r) =>
+    el("tr", { "data-channel": r.channel, "data-tier": r.tier },
+      el("th", { scope: "row" }, r.channel),
+      el("td", {}, r.tier),
+      ...COMPONENTS.map((c) => el("td", { class: "num", "data-component": c, "data-exact": r[c] ?? "" }, price(r[c]))),
+      el("td", {}, r.since,
+        r.stale ? el("span", { class: "tag warn", title: "Not confirmed by its source in the last 30 days" }, "stale") : null,
+        r.promotion ? promotionTag(r.promotion) : null),
+    ));
+  // A model no channel prices now (retired, or every figure screened out) says so, not an empty table.
+  $("prices").querySelector("tbody").replaceChildren(...(lines.length
+    ? lines
+    : [el("tr", {}, el("td", { colspan: String(3 + COMPONENTS.length), id: "no-prices" }, "No price is in effect on any channel now."))]));
   const scheduled = card.pricing.scheduled;
   $("scheduled-box").hidden = scheduled.length === 0;
   $("scheduled").replaceChildren(...scheduled.map((r) =>
